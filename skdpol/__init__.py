@@ -1,0 +1,13 @@
+"""skdpol: scikit-learn-compatible differentially private online learners."""
+
+from .exceptions import BudgetExhaustedError, PrivacyLeakWarning
+from .linear_model import PrivateOnlineRegressor
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BudgetExhaustedError",
+    "PrivacyLeakWarning",
+    "PrivateOnlineRegressor",
+    "__version__",
+]

@@ -1,0 +1,64 @@
+"""Budget -> noise.
+
+Mechanisms are parametrised by one noise multiplier ``m`` (noise scale over
+sensitivity).  For the families skdpol builds, the cost has a closed-form
+dependence on ``m`` (Gaussian: mu proportional to 1/m; pure DP: epsilon
+proportional to 1/m), so calibration solves it exactly; any other family goes
+through dp-accounting's ``calibrate_dp_mechanism`` with the PLD accountant.
+"""
+
+import math
+
+import dp_accounting
+from dp_accounting.pld import PLDAccountant
+
+from ._spent import NEIGHBORING_RELATION, gaussian_mu, pure_epsilon
+
+
+def gaussian_mu_for_budget(epsilon, delta):
+    """The Gaussian-DP ``mu`` whose mechanism is exactly (epsilon, delta)-DP."""
+    if delta <= 0:
+        raise ValueError("a Gaussian mechanism needs delta > 0.")
+    return 1.0 / dp_accounting.get_sigma_gaussian(epsilon, delta)
+
+
+def calibrate_noise_multiplier(make_event, epsilon, delta):
+    """Smallest multiplier ``m`` such that ``make_event(m)`` is (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    make_event : callable
+        ``m -> DpEvent``; the event's cost must decrease as ``m`` grows.
+    epsilon, delta : float
+        Target budget.
+    """
+    probe = make_event(1.0)
+    mu_1 = gaussian_mu(probe)
+    if mu_1 is not None:
+        return mu_1 / gaussian_mu_for_budget(epsilon, delta)
+    eps_1 = pure_epsilon(probe)
+    if eps_1 is not None and delta == 0:
+        return eps_1 / epsilon
+    return dp_accounting.calibrate_dp_mechanism(
+        lambda: PLDAccountant(NEIGHBORING_RELATION),
+        make_event,
+        epsilon,
+        delta,
+        dp_accounting.LowerEndpointAndGuess(1e-3, 1.0),
+    )
+
+
+def paper_tree_sigma(bound, epsilon, delta, horizon):
+    """Seed 002's node noise for PrivateSum (Algorithm 5), for comparison.
+
+    sigma^2 = (R^2 / epsilon) log^2 T log(log T / delta), with ``log T`` read
+    as the number of tree levels (log2) and the outer logarithm natural, as in
+    the proof of Lemma 6 (Mill's inequality).
+    """
+    if horizon is None:
+        raise ValueError(
+            "noise_calibration='paper' needs a finite horizon: the seed's "
+            "formula is written for a planned stream of T rounds."
+        )
+    log_t = max(math.log2(max(horizon, 2)), 1.0)
+    return math.sqrt(bound**2 / epsilon * log_t**2 * math.log(log_t / delta))

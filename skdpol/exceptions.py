@@ -1,0 +1,21 @@
+"""Warnings and errors raised by skdpol."""
+
+__all__ = ["PrivacyLeakWarning", "BudgetExhaustedError"]
+
+
+class PrivacyLeakWarning(RuntimeWarning):
+    """A release depends on something that was read from the data.
+
+    Raised when a bound that the privacy guarantee relies on (``data_norm``,
+    ``y_bound``) or the label set is inferred from the rows instead of being
+    given as a parameter.  The inferred value shapes the release, so the
+    guarantee no longer covers it; ``privacy_spent_`` records the fact.
+    """
+
+
+class BudgetExhaustedError(RuntimeError):
+    """A call would take the stream past its planned ``horizon``.
+
+    The estimator's state is left exactly as it was before the call: nothing
+    was learned from the rejected rows and no budget was spent on them.
+    """

@@ -1,0 +1,229 @@
+"""Private Follow-the-Leader for quadratic losses (PQFTL, seed 002 §3.5).
+
+Round t's loss is f_t(x) = 1/2 (y_t - v_t.x)^2 + alpha/2 ||x||^2 per row.
+Follow-the-Leader has the closed form x_{t+1} = (n alpha I + V_t)^{-1} u_t with
+V_t = sum v v^T and u_t = sum y v over the n rows seen, so privacy of the
+whole stream of models reduces to private prefix sums of (V_t, u_t).
+
+Sensitivity (replace-one)
+-------------------------
+Rows are clipped to ||v|| <= R and labels to |y| <= M.  Both sums go through
+*one* tree whose leaves are z = [pack(v v^T) / s_V, y v / s_u] (``pack`` keeps
+the Frobenius norm).  Replacing (v, y) by (w, y'):
+
+* ||v v^T - w w^T||_F^2 = ||v||^4 + ||w||^4 - 2 (v.w)^2,
+* ||y v - y' w||^2 <= M^2 (||v||^2 + ||w||^2 + 2 |v.w|)  (labels of opposite sign).
+
+Both grow with ||v||, ||w||, so the worst case has ||v|| = ||w|| = R and
+v.w = c R^2.  With block sensitivities d_V = sqrt(2) R^2 / s_V and
+d_u = 2 R M / s_u the squared change of z is
+
+    d_V^2 (1 - c^2) + d_u^2 (1 + |c|) / 2,
+
+maximised at |c| = min(1, d_u^2 / (4 d_V^2)).  For d_V = d_u = 1 this is
+25/16: the joint sensitivity is 1.25 where two separate trees would pay
+sqrt(2) ~ 1.414 (the two maxima are never reached by the same pair of rows).
+
+Repair of the noisy V (post-processing, free)
+-------------------------------------------
+V_hat = V + E may be indefinite, and its eigenvalues below the size of E carry
+no information but amplify the noise of u_hat when inverted.  Eigenvalues are
+therefore raised to the floor sqrt(2 d) s, where s is the per-entry noise std
+of the release (public: it depends on t and the calibration only) and
+sqrt(2 d) s approximates the spectral norm of the symmetric noise E.
+"""
+
+import numpy as np
+from dp_accounting import GaussianDpEvent
+
+from ..accounting import pure_dp_event
+from ..mechanisms import (
+    GaussianMechanism,
+    L2LaplaceMechanism,
+    PrivatePrefixSum,
+    pack_symmetric,
+    packed_dim,
+    unpack_symmetric,
+)
+
+_SQRT2 = np.sqrt(2.0)
+
+
+def joint_sensitivity(row_bound, label_bound, V_scale, u_scale):
+    """Replace-one L2 sensitivity of the leaf [pack(v v^T)/V_scale, y v/u_scale]."""
+    d_V = _SQRT2 * row_bound**2 / V_scale
+    d_u = 2.0 * row_bound * label_bound / u_scale
+    if d_V == 0:
+        return d_u
+    c = min(1.0, d_u**2 / (4.0 * d_V**2))
+    return float(np.sqrt(d_V**2 * (1.0 - c**2) + d_u**2 * (1.0 + c) / 2.0))
+
+
+def ridge_from_sums(V, u, n_rows, alpha, floor=0.0):
+    """Solve (n alpha I + V_+) x = u, V_+ = V with eigenvalues raised to ``floor``.
+
+    Works on stacks: ``V`` (..., d, d), ``u`` (..., d), ``n_rows`` and
+    ``floor`` scalars or (...).
+    """
+    lam, Q = np.linalg.eigh(V)
+    lam = np.maximum(lam, np.asarray(floor, dtype=float)[..., None])
+    denom = lam + np.asarray(n_rows, dtype=float)[..., None] * alpha
+    inv = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
+    coef = np.einsum("...ij,...j->...i", Q, inv * np.einsum("...ji,...j->...i", Q, u))
+    return coef
+
+
+def _leaf_sum(X, y, V_scale, u_scale):
+    return np.concatenate([pack_symmetric(X.T @ X) / V_scale, (X.T @ y) / u_scale])
+
+
+class PrivateQuadraticFTL:
+    """PQFTL: continual release of ridge models from one private tree.
+
+    Parameters
+    ----------
+    n_features : int
+        Width of the (already clipped, intercept-augmented) rows.
+    alpha : float
+        Strong-convexity weight per row.
+    row_bound, label_bound : float
+        R and M: the clipping bounds the rows and labels satisfy.
+    noise_multiplier : float
+        Node noise in units of the joint sensitivity (see module notes).
+    horizon : int or None
+        Planned number of rounds, None for unbounded.
+    batch_size : int
+        Rows per round (a leaf of the tree); rows of an incomplete round wait
+        (exactly, as curator state) until the round completes.
+    noise : {"gaussian", "laplace"}
+    rng : numpy.random.Generator
+    V_scale, u_scale : float or None
+        Leaf block scales; None means the block's own sensitivity (the tight
+        default, which makes the joint sensitivity 1.25).
+    """
+
+    def __init__(self, *, n_features, alpha, row_bound, label_bound,
+                 noise_multiplier, horizon, batch_size=1, noise="gaussian",
+                 rng, V_scale=None, u_scale=None):
+        self.n_features = int(n_features)
+        self.alpha = float(alpha)
+        self.batch_size = int(batch_size)
+        self.V_scale = V_scale or _SQRT2 * row_bound**2
+        self.u_scale = u_scale or 2.0 * row_bound * label_bound
+        self.sensitivity = joint_sensitivity(row_bound, label_bound, self.V_scale, self.u_scale)
+        self._k = packed_dim(self.n_features)
+        self._tree = PrivatePrefixSum(
+            dim=self._k + self.n_features, sensitivity=self.sensitivity,
+            noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
+        )
+        self._pending = np.zeros(self._k + self.n_features)
+        self._n_pending = 0
+
+    @property
+    def n_rounds(self):
+        return self._tree.n_leaves
+
+    @property
+    def n_rows_released(self):
+        """Rows in completed rounds (the published model's data)."""
+        return self._tree.n_leaves * self.batch_size
+
+    def check_room(self, n_rows):
+        self._tree.check_room((self._n_pending + n_rows) // self.batch_size)
+
+    def learn(self, X, y):
+        """Add clipped rows ``X`` with clipped labels ``y``."""
+        self.check_room(X.shape[0])
+        b = self.batch_size
+        n_complete = (self._n_pending + X.shape[0]) // b
+        split = max(n_complete * b - self._n_pending, 0)
+        if n_complete:
+            head = self._pending + _leaf_sum(X[:split], y[:split], self.V_scale, self.u_scale)
+            self._tree.add(head, n_complete)
+            self._pending = np.zeros_like(self._pending)
+            self._n_pending = 0
+        tail_X, tail_y = X[split:], y[split:]
+        if tail_X.shape[0]:
+            self._pending = self._pending + _leaf_sum(tail_X, tail_y, self.V_scale, self.u_scale)
+            self._n_pending += tail_X.shape[0]
+
+    def _solve(self, z, n_rows, noise_std):
+        V = unpack_symmetric(z[..., : self._k], self.n_features) * self.V_scale
+        u = z[..., self._k:] * self.u_scale
+        floor = np.sqrt(2.0 * self.n_features) * noise_std * self.V_scale
+        return ridge_from_sums(V, u, n_rows, self.alpha, floor)
+
+    def release(self):
+        """The model published after the rounds completed so far."""
+        if self.n_rounds == 0:
+            return np.zeros(self.n_features)
+        std = self._tree.noise_std_at(self.n_rounds)[0]
+        return self._solve(self._tree.release(), self.n_rows_released, std)
+
+    def progressive_coefs(self, X, y, block=2048):
+        """For each row, the model published just before it; then learn the rows.
+
+        Only for ``batch_size=1`` (every row is a round).  Returns (n, d).
+        """
+        if self.batch_size != 1:
+            raise ValueError("progressive_coefs needs batch_size=1.")
+        self.check_room(X.shape[0])
+        out = np.empty_like(X)
+        for start in range(0, X.shape[0], block):
+            Xb, yb = X[start:start + block], y[start:start + block]
+            t0 = self.n_rounds
+            outer = np.einsum("ni,nj->nij", Xb, Xb)
+            leaves = np.concatenate(
+                [pack_symmetric(outer) / self.V_scale, Xb * (yb[:, None] / self.u_scale)], axis=1
+            )
+            exclusive = np.cumsum(leaves, axis=0) - leaves + self._tree._total
+            times = t0 + np.arange(Xb.shape[0])
+            z = exclusive + self._tree.noise_at_many(times)
+            coefs = self._solve(z, times.astype(float), self._tree.noise_std_at(times))
+            coefs[times == 0] = 0.0  # nothing published before the first round
+            out[start:start + block] = coefs
+            self._tree.add(leaves.sum(axis=0), Xb.shape[0])
+        return out
+
+    def event(self, n_rounds=None):
+        return self._tree.event(n_rounds)
+
+
+def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
+                   noise="gaussian", rng, V_scale=None, u_scale=None):
+    """One private release of the ridge model on all rows (``fit``'s path).
+
+    One noisy copy of the leaf sum z (see the module notes) instead of a tree:
+    the same joint sensitivity, no log T levels to pay for.
+
+    Returns
+    -------
+    coef : ndarray (d,)
+    event : DpEvent
+    """
+    V_scale = V_scale or _SQRT2 * row_bound**2
+    u_scale = u_scale or 2.0 * row_bound * label_bound
+    sens = joint_sensitivity(row_bound, label_bound, V_scale, u_scale)
+    z = _leaf_sum(X, y, V_scale, u_scale)
+    if noise == "gaussian":
+        mech = GaussianMechanism(sensitivity=sens, noise_multiplier=noise_multiplier, rng=rng)
+    else:
+        mech = L2LaplaceMechanism(sensitivity=sens, epsilon=1.0 / noise_multiplier, rng=rng)
+    z_hat = mech.randomise(z)
+    d = X.shape[1]
+    k = packed_dim(d)
+    V = unpack_symmetric(z_hat[:k], d) * V_scale
+    if noise == "gaussian":
+        std = mech.noise_std
+    else:
+        std = mech.scale * np.sqrt(z.size + 1)
+    floor = np.sqrt(2.0 * d) * std * V_scale
+    coef = ridge_from_sums(V, z_hat[k:] * u_scale, X.shape[0], alpha, floor)
+    return coef, mech.event
+
+
+def one_shot_event(noise_multiplier, noise):
+    """Event of :func:`one_shot_ridge` for a given multiplier (for calibration)."""
+    if noise == "gaussian":
+        return GaussianDpEvent(noise_multiplier)
+    return pure_dp_event(1.0 / noise_multiplier)

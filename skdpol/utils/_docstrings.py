@@ -1,0 +1,50 @@
+"""Parameter text shared by the estimators, written once and substituted."""
+
+_SHARED = {
+    "epsilon": """epsilon : float, default=1.0
+        Privacy budget for the whole stream (every model published by every
+        call). ``numpy.inf`` disables the noise: a non-private reference.""",
+    "delta": """delta : float, default=1e-5
+        Probability with which the epsilon bound may fail; must be in [0, 1)
+        and should be well below 1 / n_samples. ``delta=0`` switches to
+        pure-DP (L2-Laplace) noise.""",
+    "data_norm": """data_norm : float or None, default=None
+        Every row is clipped to this L2 norm before it is used, so the
+        sensitivity holds for any input. None reads it off the first batch
+        and emits :class:`~skdpol.PrivacyLeakWarning`: the bound then depends
+        on the data and the guarantee no longer covers it.""",
+    "y_bound": """y_bound : float or None, default=None
+        Labels are clipped to ``[-y_bound, y_bound]``. None reads it off the
+        first batch, with :class:`~skdpol.PrivacyLeakWarning`.""",
+    "horizon": """horizon : int or None, default=None
+        Planned number of rows of the stream. The noise is calibrated so
+        that the stream up to ``horizon`` rows costs (epsilon, delta); a call
+        that would pass it raises :class:`~skdpol.BudgetExhaustedError` and
+        changes nothing. None plans for an unbounded stream (level-dependent
+        noise keeps the total cost within the budget for any length, at the
+        price of more noise).""",
+    "batch_size": """batch_size : int, default=1
+        Rows per round. 1 is the seeds' per-row round; rows of an incomplete
+        round wait, exactly and unpublished, until the round completes.""",
+    "noise_calibration": """noise_calibration : {"tight", "paper"}, default="tight"
+        ``"tight"`` calibrates the noise exactly with dp-accounting;
+        ``"paper"`` uses the seed's own formula, for side-by-side
+        reproduction (``privacy_spent_`` still reports its true cost).""",
+    "fit_intercept": """fit_intercept : bool, default=True
+        Learn an intercept through a constant column equal to ``data_norm``
+        (the clipped row then has norm at most ``sqrt(2) * data_norm``).""",
+    "random_state": """random_state : int, RandomState instance or None, default=None
+        Seeds the noise. Use None (fresh OS entropy) for real releases: anyone
+        who knows the seed can regenerate the noise and subtract it. An int
+        makes runs reproducible (tests, reproduction of the seeds).""",
+}
+
+
+def inject_docstring(**extra):
+    """Fill ``{name}`` fields of a docstring from the shared parameter text."""
+
+    def decorate(obj):
+        obj.__doc__ = obj.__doc__.format(**_SHARED, **extra)
+        return obj
+
+    return decorate
