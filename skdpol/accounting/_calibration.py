@@ -7,6 +7,7 @@ proportional to 1/m), so calibration solves it exactly; any other family goes
 through dp-accounting's ``calibrate_dp_mechanism`` with the PLD accountant.
 """
 
+import functools
 import math
 
 import dp_accounting
@@ -15,6 +16,7 @@ from dp_accounting.pld import PLDAccountant
 from ._spent import NEIGHBORING_RELATION, gaussian_mu, pure_epsilon
 
 
+@functools.lru_cache(maxsize=1024)
 def gaussian_mu_for_budget(epsilon, delta):
     """The Gaussian-DP ``mu`` whose mechanism is exactly (epsilon, delta)-DP."""
     if delta <= 0:

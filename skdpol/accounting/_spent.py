@@ -11,6 +11,7 @@ Three exact routes, chosen by the shape of the event:
 """
 
 import dataclasses
+import functools
 import math
 
 import dp_accounting
@@ -106,6 +107,12 @@ def pure_epsilon(event):
     return total
 
 
+@functools.lru_cache(maxsize=4096)
+def _gaussian_epsilon(mu, delta):
+    # a pure function of (mu, delta); memoised because streams ask it after every call
+    return dp_accounting.get_epsilon_gaussian(1.0 / mu, delta)
+
+
 def epsilon_spent(event, delta):
     """Smallest epsilon such that ``event`` is (epsilon, delta)-DP.
 
@@ -121,7 +128,7 @@ def epsilon_spent(event, delta):
             return 0.0, "gdp"
         if delta == 0 or math.isinf(mu):
             return math.inf, "gdp"
-        return dp_accounting.get_epsilon_gaussian(1.0 / mu, delta), "gdp"
+        return _gaussian_epsilon(float(mu), float(delta)), "gdp"
     eps = pure_epsilon(event)
     if eps is not None and (delta == 0 or math.isinf(eps)):
         return eps, "pure"
