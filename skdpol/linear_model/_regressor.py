@@ -99,8 +99,10 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
     mu = sqrt(levels) / noise_multiplier, converted to (epsilon, delta) by
     dp-accounting's analytic Gaussian. ``delta=0`` uses L2-Laplace nodes
     (pure DP). ``fit`` pays for one node instead of ``log2(T) + 1`` levels.
-    ``partial_fit`` after ``fit`` is refused: the one-shot release already
-    spent the budget on those rows.
+    ``partial_fit`` after ``fit`` starts a new stream over the new rows only:
+    ``fit``'s rows stay in its single release and each new row in the new
+    stream, so by parallel composition every row is still covered by
+    (epsilon, delta).
 
     **Multi-output** ``y`` is not supported and is rejected.
 
@@ -273,11 +275,9 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
 
     def _learn(self, X, y, progressive):
         if getattr(self, "_one_shot", False):
-            raise BudgetExhaustedError(
-                "partial_fit after fit: fit's one-shot release already spent the "
-                "budget on its rows. Call fit again, or clone the estimator to "
-                "start a new stream."
-            )
+            # a new stream over the new rows only: fit's rows stay in its one release
+            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_"):
+                self.__dict__.pop(name)
         first_call = not hasattr(self, "_ftl")
         self._check_params()
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)

@@ -1,0 +1,20 @@
+"""scikit-learn's estimator checks, with no expected failures."""
+
+import warnings
+
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skdpol import PrivacyLeakWarning, PrivateOnlineRegressor
+
+ESTIMATORS = [
+    PrivateOnlineRegressor(),  # defaults: bounds read off the data (warns)
+    PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0, delta=0.0),  # pure DP path
+]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check(estimator)
