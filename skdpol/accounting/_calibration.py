@@ -11,9 +11,9 @@ import functools
 import math
 
 import dp_accounting
-from dp_accounting.pld import PLDAccountant
+from scipy.optimize import brentq
 
-from ._spent import NEIGHBORING_RELATION, gaussian_mu, pure_epsilon
+from ._spent import epsilon_spent, gaussian_mu, pure_epsilon
 
 
 @functools.lru_cache(maxsize=1024)
@@ -41,13 +41,19 @@ def calibrate_noise_multiplier(make_event, epsilon, delta):
     eps_1 = pure_epsilon(probe)
     if eps_1 is not None and delta == 0:
         return eps_1 / epsilon
-    return dp_accounting.calibrate_dp_mechanism(
-        lambda: PLDAccountant(NEIGHBORING_RELATION),
-        make_event,
-        epsilon,
-        delta,
-        dp_accounting.LowerEndpointAndGuess(1e-3, 1.0),
-    )
+    def excess(log_m):
+        return epsilon_spent(make_event(math.exp(log_m)), delta)[0] - epsilon
+
+    # bracket outwards from m = 1: tiny multipliers make huge PLDs, so never
+    # probe further down than the first multiplier that overspends
+    lo, hi = 0.0, 0.0
+    while excess(hi) > 0:
+        hi += math.log(2.0)
+    while excess(lo) <= 0:
+        lo -= math.log(2.0)
+    # brentq's tolerance is on log m; round up so the result never overspends
+    log_m = brentq(excess, lo, hi, xtol=1e-10)
+    return math.exp(log_m) * (1 + 1e-9)
 
 
 def paper_tree_sigma(bound, epsilon, delta, horizon):

@@ -7,7 +7,16 @@ Three exact routes, chosen by the shape of the event:
   differential privacy), converted by dp-accounting's analytic Gaussian
   (Balle & Wang 2018);
 * only pure-DP events and ``delta == 0``: epsilons add;
-* anything else: dp-accounting's PLD accountant.
+* anything else: dp-accounting's privacy loss distributions, composed.
+
+Event convention. A multiplier is noise scale / replace-one sensitivity, so a
+neighbouring step is a shift of exactly 1. dp-accounting reads a Gaussian or
+Laplace event that way under ``ADD_OR_REMOVE_ONE`` (under ``REPLACE_ONE`` it
+assumes a shift of 2), and reads two-bucket randomized response as the
+e^epsilon pair only under ``REPLACE_ONE`` (under ``REPLACE_SPECIAL`` it halves
+the epsilon). No single accountant relation fits every event, so the PLD route
+builds each elementary event's PLD with dp-accounting's constructors under the
+relation that gives the intended pair, then composes them.
 """
 
 import dataclasses
@@ -15,10 +24,10 @@ import functools
 import math
 
 import dp_accounting
-from dp_accounting import dp_event
-from dp_accounting.pld import PLDAccountant
+from dp_accounting import NeighboringRelation, dp_event
+from dp_accounting.pld import privacy_loss_distribution as pld
 
-NEIGHBORING_RELATION = dp_accounting.NeighboringRelation.REPLACE_SPECIAL
+_DISCRETIZATION = 1e-4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,7 +59,9 @@ def pure_dp_event(epsilon):
 
     Two-bucket randomized response with ratio e^epsilon is the dominating pair
     of every epsilon-DP mechanism (Kairouz, Oh & Viswanath 2015), so composing
-    it never under-states the cost, whatever delta is asked for later.
+    it never under-states the cost, whatever delta is asked for later. Read it
+    under ``REPLACE_ONE`` (as :func:`epsilon_spent` does): dp-accounting's
+    ``REPLACE_SPECIAL`` reading halves its epsilon.
     """
     if epsilon <= 0:
         raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
@@ -132,6 +143,36 @@ def epsilon_spent(event, delta):
     eps = pure_epsilon(event)
     if eps is not None and (delta == 0 or math.isinf(eps)):
         return eps, "pure"
-    accountant = PLDAccountant(NEIGHBORING_RELATION)
-    accountant.compose(event)
-    return accountant.get_epsilon(delta), "pld"
+    return privacy_loss_distribution(event).get_epsilon_for_delta(delta), "pld"
+
+
+def _elementary_pld(e):
+    if isinstance(e, dp_event.GaussianDpEvent):
+        return pld.from_gaussian_mechanism(
+            e.noise_multiplier, sensitivity=1.0,
+            value_discretization_interval=_DISCRETIZATION)
+    if isinstance(e, dp_event.LaplaceDpEvent):
+        return pld.from_laplace_mechanism(
+            e.noise_multiplier, sensitivity=1.0,
+            value_discretization_interval=_DISCRETIZATION)
+    if isinstance(e, dp_event.RandomizedResponseDpEvent) and e.num_buckets == 2:
+        return pld.from_randomized_response(
+            e.noise_parameter, 2, value_discretization_interval=_DISCRETIZATION,
+            neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    raise dp_accounting.UnsupportedEventError(f"skdpol cannot account for {e!r}.")
+
+
+def privacy_loss_distribution(event):
+    """The composed PLD of ``event`` (pessimistic, dp-accounting's constructors).
+
+    Infinite-cost elementary events (zero noise) are not supported here; use
+    :func:`epsilon_spent`, which handles them.
+    """
+    total = None
+    for e, count in _leaves(event):
+        if isinstance(e, dp_event.NoOpDpEvent):
+            continue
+        one = _elementary_pld(e)
+        one = one.self_compose(count) if count > 1 else one
+        total = one if total is None else total.compose(one)
+    return total if total is not None else pld.identity(_DISCRETIZATION)
