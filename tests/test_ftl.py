@@ -1,0 +1,142 @@
+"""PQFTL: sensitivity, non-private limit, progressive releases, rounds, regret."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import Ridge
+
+from skdpol.accounting import calibrate_noise_multiplier
+from skdpol.mechanisms import pack_symmetric, tree_event
+from skdpol.online import PrivateQuadraticFTL, joint_sensitivity, one_shot_ridge
+from skdpol.utils import clip_labels, clip_rows
+
+
+def _leaves(v, y, V_scale, u_scale):
+    outer = np.einsum("ni,nj->nij", v, v)
+    return np.concatenate([pack_symmetric(outer) / V_scale, v * (y / u_scale)[:, None]], axis=1)
+
+
+@pytest.mark.parametrize("V_scale, u_scale", [(None, None), (0.3, 5.0), (8.0, 0.2)])
+def test_joint_sensitivity_bounds_every_replacement(V_scale, u_scale):
+    rng = np.random.default_rng(0)
+    R, M = 1.7, 0.6
+    V_scale = V_scale or np.sqrt(2) * R**2
+    u_scale = u_scale or 2 * R * M
+    bound = joint_sensitivity(R, M, V_scale, u_scale)
+    worst = 0.0
+    for d in (1, 2, 4):
+        v = rng.normal(size=(20_000, d))
+        w = rng.normal(size=(20_000, d))
+        v *= R / np.linalg.norm(v, axis=1, keepdims=True)
+        w *= R / np.linalg.norm(w, axis=1, keepdims=True)
+        y, y2 = rng.choice([-M, M], size=(2, 20_000))
+        diffs = _leaves(v, y, V_scale, u_scale) - _leaves(w, y2, V_scale, u_scale)
+        worst = max(worst, np.linalg.norm(diffs, axis=1).max())
+    assert worst <= bound + 1e-12
+    assert worst > 0.97 * bound  # the bound is (nearly) attained: it is tight
+
+
+def test_default_scales_give_sensitivity_one_and_a_quarter():
+    assert joint_sensitivity(3.0, 2.0, np.sqrt(2) * 9.0, 12.0) == pytest.approx(1.25)
+
+
+def _data(n=3000, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = clip_rows(rng.normal(size=(n, d)), 3.0)
+    y = clip_labels(X @ rng.normal(size=d) + 0.1 * rng.normal(size=n), 5.0)
+    return X, y
+
+
+def test_noise_free_limit_is_ridge_regression():
+    X, y = _data()
+    alpha = 0.05
+    ridge = Ridge(alpha=alpha * len(X), fit_intercept=False).fit(X, y).coef_
+    ftl = PrivateQuadraticFTL(n_features=4, alpha=alpha, row_bound=3.0, label_bound=5.0,
+                              noise_multiplier=0.0, horizon=None, rng=np.random.default_rng(0))
+    for chunk in np.array_split(np.arange(len(X)), 5):
+        ftl.learn(X[chunk], y[chunk])
+    assert np.allclose(ftl.release(), ridge, atol=1e-8)
+    coef, _ = one_shot_ridge(X, y, alpha=alpha, row_bound=3.0, label_bound=5.0,
+                             noise_multiplier=0.0, rng=np.random.default_rng(0))
+    assert np.allclose(coef, ridge, atol=1e-8)
+
+
+def test_progressive_coefs_are_follow_the_leader():
+    X, y = _data(n=60)
+    alpha = 0.3
+    ftl = PrivateQuadraticFTL(n_features=4, alpha=alpha, row_bound=3.0, label_bound=5.0,
+                              noise_multiplier=0.0, horizon=64, rng=np.random.default_rng(0))
+    coefs = ftl.progressive_coefs(X, y, block=16)
+    assert np.allclose(coefs[0], 0.0)
+    for t in (1, 7, 59):
+        expected = np.linalg.solve(X[:t].T @ X[:t] + t * alpha * np.eye(4), X[:t].T @ y[:t])
+        assert np.allclose(coefs[t], expected)
+
+
+def test_progressive_coefs_match_one_row_at_a_time_releases():
+    X, y = _data(n=40)
+    kwargs = dict(n_features=4, alpha=0.1, row_bound=3.0, label_bound=5.0,
+                  noise_multiplier=2.0, horizon=40)
+    batched = PrivateQuadraticFTL(rng=np.random.default_rng(7), **kwargs)
+    coefs = batched.progressive_coefs(X, y, block=16)
+    single = PrivateQuadraticFTL(rng=np.random.default_rng(7), **kwargs)
+    for t in range(1, 40):
+        single.learn(X[t - 1:t], y[t - 1:t])
+        assert np.allclose(coefs[t], single.release())
+    single.learn(X[39:], y[39:])
+    assert np.allclose(batched.release(), single.release())
+
+
+def test_rounds_of_several_rows_buffer_incomplete_rounds():
+    X, y = _data(n=10)
+    kwargs = dict(n_features=4, alpha=0.1, row_bound=3.0, label_bound=5.0,
+                  noise_multiplier=1.0, horizon=3, batch_size=3)
+    a = PrivateQuadraticFTL(rng=np.random.default_rng(1), **kwargs)
+    for chunk in ([0, 1, 2, 3], [4, 5], [6, 7, 8, 9]):
+        a.learn(X[chunk], y[chunk])
+    b = PrivateQuadraticFTL(rng=np.random.default_rng(1), **kwargs)
+    b.learn(X, y)
+    assert a.n_rounds == b.n_rounds == 3 and a.n_rows_released == 9
+    assert a._n_pending == b._n_pending == 1
+    assert np.allclose(a.release(), b.release())
+    # the published model is the one of the 9 rows in complete rounds
+    c = PrivateQuadraticFTL(rng=np.random.default_rng(1), **kwargs)
+    c.learn(X[:9], y[:9])
+    assert np.allclose(c.release(), a.release())
+
+
+def _regret_curve(T, eps, seed, d=5, alpha=0.1):
+    """Cumulative regret at t = 2^k of PQFTL against the offline ridge optimum."""
+    rng = np.random.default_rng(seed)
+    x_star = rng.normal(size=d)
+    x_star /= np.linalg.norm(x_star)
+    X = clip_rows(rng.normal(size=(T, d)) / np.sqrt(d), 1.5)
+    y = clip_labels(X @ x_star + 0.01 * rng.normal(size=T), 1.5)
+    m = calibrate_noise_multiplier(lambda m: tree_event(noise_multiplier=m, horizon=T), eps, 1e-5)
+    ftl = PrivateQuadraticFTL(n_features=d, alpha=alpha, row_bound=1.5, label_bound=1.5,
+                              noise_multiplier=m, horizon=T, rng=np.random.default_rng(seed + 1))
+    C = ftl.progressive_coefs(X, y)
+    loss = 0.5 * (y - np.einsum("ij,ij->i", C, X)) ** 2 + alpha / 2 * np.einsum("ij,ij->i", C, C)
+    ts = 2 ** np.arange(6, int(np.log2(T)) + 1)
+    regret = []
+    for t in ts:
+        best = np.linalg.solve(X[:t].T @ X[:t] + t * alpha * np.eye(d), X[:t].T @ y[:t])
+        offline = 0.5 * np.sum((y[:t] - X[:t] @ best) ** 2) + t * alpha / 2 * best @ best
+        regret.append(loss[:t].sum() - offline)
+    return ts, np.array(regret)
+
+
+def test_regret_grows_polylogarithmically_not_like_sqrt_t():
+    # Polylog regret c log^p t has log-log slope p / ln t (~0.14 for p = 1.5 at
+    # t = 2^16); sqrt(T) regret has slope 0.5. Before t exceeds the noise scale
+    # the regret grows almost linearly, so the slope is read over the last four
+    # doublings of a stream long enough to be past that phase (measured per-seed
+    # slopes 0.15-0.19 over the last six doublings). 0.25 excludes t^c, c >= 1/4.
+    curves = [_regret_curve(2**16, eps=1.0, seed=s) for s in range(2)]
+    ts = curves[0][0]
+    regret = np.mean([c[1] for c in curves], axis=0)
+    assert np.all(regret > 0)
+    slope = np.polyfit(np.log(ts[-4:]), np.log(regret[-4:]), 1)[0]
+    assert slope < 0.25
+    # and the increments per doubling shrink: the noise-dominated phase is over
+    increments = np.diff(regret[-4:])
+    assert increments[-1] < increments[0]
