@@ -129,6 +129,9 @@ def epsilon_lower_bound(stats_d, stats_d_prime, delta, confidence=0.95):
 
 
 def _default_statistic(model, canary_x):
+    if hasattr(model, "coef_") and np.ndim(model.coef_) == 1:
+        # a released linear model: its prediction at the canary, without re-validation
+        return float(canary_x @ model.coef_ + model.intercept_)
     if hasattr(model, "decision_function"):
         return float(np.ravel(model.decision_function(canary_x[None, :]))[0])
     return float(np.ravel(model.predict(canary_x[None, :]))[0])

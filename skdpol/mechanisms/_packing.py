@@ -6,6 +6,8 @@ s^2 on the diagonal and s^2 / 2 off it, and the sensitivity of a packed sum is
 the Frobenius norm of the matrix difference.
 """
 
+import functools
+
 import numpy as np
 
 _SQRT2 = np.sqrt(2.0)
@@ -15,9 +17,13 @@ def packed_dim(d):
     return d * (d + 1) // 2
 
 
+@functools.lru_cache(maxsize=64)
 def _weights(d):
     rows, cols = np.triu_indices(d)
-    return rows, cols, np.where(rows == cols, 1.0, _SQRT2)
+    w = np.where(rows == cols, 1.0, _SQRT2)
+    for a in (rows, cols, w):
+        a.flags.writeable = False  # shared by every caller through the cache
+    return rows, cols, w
 
 
 def pack_symmetric(M):
