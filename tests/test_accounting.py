@@ -139,3 +139,12 @@ def test_paper_tree_sigma_is_the_seed_formula():
 
 def test_noise_free_events_cost_infinity():
     assert epsilon_spent(SelfComposedDpEvent(GaussianDpEvent(0.0), 3), 1e-5)[0] == math.inf
+
+
+def test_repeated_pure_events_are_counted():
+    # guards against dp-accounting 0.6.0's PLD accountant, which drops the count
+    # of a self-composed RandomizedResponseDpEvent (10 x eps=1 reported as 1)
+    event = SelfComposedDpEvent(pure_dp_event(1.0), 10)
+    assert epsilon_spent(event, 0.0)[0] == pytest.approx(10.0)
+    # the all-maximal-loss outcome has mass (e/(1+e))^10 ~ 0.05, so eps(1e-6) is ~10
+    assert privacy_loss_distribution(event).get_epsilon_for_delta(1e-6) == pytest.approx(10.0, abs=1e-2)

@@ -290,3 +290,40 @@ def test_progressive_predict_is_one_step_ahead(stream):
     assert est.n_samples_seen_ == 500 and est.privacy_spent_.releases == 500
     with pytest.raises(ValueError, match="batch_size=1"):
         PrivateOnlineRegressor(**BOUNDS, batch_size=2).progressive_predict(X[:5], y[:5])
+
+
+def test_a_fault_after_the_sums_were_updated_rolls_everything_back(stream, monkeypatch):
+    X, y = stream
+    est = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0).partial_fit(X[:100], y[:100])
+    before = _state(est)
+    from skdpol.online import PrivateQuadraticFTL
+
+    def fail(self):
+        raise MemoryError("simulated fault while publishing")
+
+    monkeypatch.setattr(PrivateQuadraticFTL, "release", fail)
+    with pytest.raises(MemoryError):
+        est.partial_fit(X[100:200], y[100:200])
+    monkeypatch.undo()
+    assert _state(est) == before
+    # and the stream continues as if the failed call never happened
+    ref = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0).partial_fit(X[:100], y[:100])
+    assert np.array_equal(est.partial_fit(X[100:200], y[100:200]).coef_,
+                          ref.partial_fit(X[100:200], y[100:200]).coef_)
+
+
+def test_paper_calibration_warns_when_the_seed_formula_overspends(stream):
+    X, y = stream
+    est = PrivateOnlineRegressor(epsilon=0.01, noise_calibration="paper", **BOUNDS,
+                                 horizon=100_000, random_state=0)
+    with pytest.warns(PrivacyLeakWarning, match="1/sqrt"):
+        est.partial_fit(X, y)
+    assert est.privacy_spent_.epsilon > 0.01
+
+
+def test_non_private_reference_works_with_delta_zero(stream):
+    X, y = stream
+    a = PrivateOnlineRegressor(epsilon=np.inf, delta=0.0, **BOUNDS).fit(X, y)
+    b = PrivateOnlineRegressor(epsilon=np.inf, delta=0.0, **BOUNDS).partial_fit(X, y)
+    assert np.allclose(a.coef_, b.coef_)
+    assert a.privacy_spent_.epsilon == np.inf

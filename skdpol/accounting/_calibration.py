@@ -3,8 +3,10 @@
 Mechanisms are parametrised by one noise multiplier ``m`` (noise scale over
 sensitivity).  For the families skdpol builds, the cost has a closed-form
 dependence on ``m`` (Gaussian: mu proportional to 1/m; pure DP: epsilon
-proportional to 1/m), so calibration solves it exactly; any other family goes
-through dp-accounting's ``calibrate_dp_mechanism`` with the PLD accountant.
+proportional to 1/m), so calibration solves it exactly; any other family is
+solved by root-finding on :func:`epsilon_spent` (dp-accounting's PLDs).
+Results are rounded up by a relative 1e-12 so that floating-point error never
+makes the spent epsilon exceed the target.
 """
 
 import functools
@@ -37,10 +39,10 @@ def calibrate_noise_multiplier(make_event, epsilon, delta):
     probe = make_event(1.0)
     mu_1 = gaussian_mu(probe)
     if mu_1 is not None:
-        return mu_1 / gaussian_mu_for_budget(epsilon, delta)
+        return mu_1 / gaussian_mu_for_budget(epsilon, delta) * _ROUND_UP
     eps_1 = pure_epsilon(probe)
     if eps_1 is not None and delta == 0:
-        return eps_1 / epsilon
+        return eps_1 / epsilon * _ROUND_UP
     def excess(log_m):
         return epsilon_spent(make_event(math.exp(log_m)), delta)[0] - epsilon
 
@@ -54,6 +56,9 @@ def calibrate_noise_multiplier(make_event, epsilon, delta):
     # brentq's tolerance is on log m; round up so the result never overspends
     log_m = brentq(excess, lo, hi, xtol=1e-10)
     return math.exp(log_m) * (1 + 1e-9)
+
+
+_ROUND_UP = 1.0 + 1e-12
 
 
 def paper_tree_sigma(bound, epsilon, delta, horizon):

@@ -39,7 +39,8 @@ class PrivacySpent:
     epsilon, delta : float
         The guarantee that covers every value released so far.
     accountant : str
-        How ``epsilon`` was computed (``"gdp"``, ``"pure"`` or ``"pld"``).
+        How ``epsilon`` was computed (``"gdp"``, ``"pure"`` or ``"pld"``), or
+        ``"none (epsilon=inf)"`` for the non-private reference.
     bounds_trusted : bool
         False when a bound was read from the data (``PrivacyLeakWarning``);
         the (epsilon, delta) figure then does not cover that bound.

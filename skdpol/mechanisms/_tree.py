@@ -81,6 +81,13 @@ class PrivatePrefixSum:
         self._t = 0
         self._cache = {}
 
+    def __copy__(self):
+        # arrays are replaced, never written in place; only the cache dict mutates
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone._cache = dict(self._cache)
+        return clone
+
     # ------------------------------------------------------------------ noise
     @property
     def n_leaves(self):

@@ -14,8 +14,9 @@ the Frobenius norm).  Replacing (v, y) by (w, y'):
 * ||v v^T - w w^T||_F^2 = ||v||^4 + ||w||^4 - 2 (v.w)^2,
 * ||y v - y' w||^2 <= M^2 (||v||^2 + ||w||^2 + 2 |v.w|)  (labels of opposite sign).
 
-Both grow with ||v||, ||w||, so the worst case has ||v|| = ||w|| = R and
-v.w = c R^2.  With block sensitivities d_V = sqrt(2) R^2 / s_V and
+For a fixed inner product v.w both grow with ||v|| and ||w|| (and lengthening
+a row keeps |v.w| <= ||v|| ||w|| feasible), so the worst case has
+||v|| = ||w|| = R and v.w = c R^2.  With block sensitivities d_V = sqrt(2) R^2 / s_V and
 d_u = 2 R M / s_u the squared change of z is
 
     d_V^2 (1 - c^2) + d_u^2 (1 + |c|) / 2,
@@ -32,6 +33,8 @@ therefore raised to the floor sqrt(2 d) s, where s is the per-entry noise std
 of the release (public: it depends on t and the calibration only) and
 sqrt(2 d) s approximates the spectral norm of the symmetric noise E.
 """
+
+import copy
 
 import numpy as np
 from dp_accounting import GaussianDpEvent
@@ -118,6 +121,13 @@ class PrivateQuadraticFTL:
         )
         self._pending = np.zeros(self._k + self.n_features)
         self._n_pending = 0
+
+    def __copy__(self):
+        """A checkpoint: restoring it undoes any later ``learn``."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone._tree = copy.copy(self._tree)
+        return clone
 
     @property
     def n_rounds(self):
