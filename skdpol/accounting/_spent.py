@@ -125,8 +125,16 @@ def _gaussian_epsilon(mu, delta):
     return dp_accounting.get_epsilon_gaussian(1.0 / mu, delta)
 
 
+def _round_up(eps):
+    # reported to 10 decimals, rounded up: conservative, and an exactly
+    # calibrated budget reads exactly (1.0, not 0.9999999999989)
+    return math.ceil(eps * 1e10) / 1e10 if math.isfinite(eps) else eps
+
+
 def epsilon_spent(event, delta):
     """Smallest epsilon such that ``event`` is (epsilon, delta)-DP.
+
+    Rounded up to 10 decimals.
 
     Returns
     -------
@@ -140,11 +148,11 @@ def epsilon_spent(event, delta):
             return 0.0, "gdp"
         if delta == 0 or math.isinf(mu):
             return math.inf, "gdp"
-        return _gaussian_epsilon(float(mu), float(delta)), "gdp"
+        return _round_up(_gaussian_epsilon(float(mu), float(delta))), "gdp"
     eps = pure_epsilon(event)
     if eps is not None and (delta == 0 or math.isinf(eps)):
-        return eps, "pure"
-    return privacy_loss_distribution(event).get_epsilon_for_delta(delta), "pld"
+        return _round_up(eps), "pure"
+    return _round_up(privacy_loss_distribution(event).get_epsilon_for_delta(delta)), "pld"
 
 
 def _elementary_pld(e):
