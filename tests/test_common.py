@@ -2,7 +2,6 @@
 
 import warnings
 
-import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skdpol import PrivacyLeakWarning, PrivateOnlineRegressor

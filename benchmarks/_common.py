@@ -1,0 +1,43 @@
+"""Helpers shared by the benchmark scripts: the machine description and tables."""
+
+import datetime
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # run from a checkout without installing skdpol
+    sys.path.insert(0, str(REPO))
+
+import numpy as np  # noqa: E402
+import sklearn  # noqa: E402
+
+import skdpol  # noqa: E402
+
+
+def machine_lines():
+    """Markdown bullet lines saying when, where and with what a table was measured."""
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, timeout=10,
+        ).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return [
+        f"- date: {now}",
+        f"- machine: {platform.platform()}; os.cpu_count() = {os.cpu_count()}; "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; shared and "
+        "noisy, so compare ratios measured in the same run, not seconds",
+        f"- python {platform.python_version()}, numpy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}, skdpol {skdpol.__version__} (git {commit})",
+    ]
+
+
+def md_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
