@@ -140,3 +140,32 @@ def test_regret_grows_polylogarithmically_not_like_sqrt_t():
     # and the increments per doubling shrink: the noise-dominated phase is over
     increments = np.diff(regret[-4:])
     assert increments[-1] < increments[0]
+
+
+def test_intercept_column_folded_in_analytically_equals_appending_it():
+    from skdpol.online._ftl import _leaf_sum, _with_intercept
+    X, y = _data(n=200)
+    folded = _leaf_sum(X, y, 2.0, 3.0, intercept=1.7)
+    explicit = _leaf_sum(_with_intercept(X, 1.7), y, 2.0, 3.0)
+    assert np.allclose(folded, explicit)
+
+
+def test_clip_rows_copies_only_when_it_clips():
+    X, _ = _data(n=50)
+    assert clip_rows(X, 1e6) is X
+    clipped = clip_rows(X, 1.0)
+    assert clipped is not X and np.linalg.norm(clipped, axis=1).max() <= 1.0 + 1e-12
+    inside = np.linalg.norm(X, axis=1) <= 1.0
+    assert np.array_equal(clipped[inside], X[inside])
+
+
+def test_cholesky_shortcut_gives_the_eigenvalue_floor_solution():
+    from skdpol.online import ridge_from_sums
+    rng = np.random.default_rng(4)
+    for shift in (-3.0, 0.5, 10.0):  # indefinite, floor active, floor inactive
+        A = rng.normal(size=(6, 6))
+        V = A + A.T + shift * np.eye(6)
+        u = rng.normal(size=6)
+        single = ridge_from_sums(V, u, 10, 0.1, floor=1.0)
+        batched = ridge_from_sums(V[None], u[None], np.array([10]), 0.1, floor=np.array([1.0]))[0]
+        assert np.allclose(single, batched)

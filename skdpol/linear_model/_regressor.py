@@ -220,11 +220,10 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
             return s_V, s_u, 1.0 / joint_sensitivity(row_bound, y_bound, s_V, s_u)
         return None, None, None
 
-    def _augment(self, X):
-        Xc = clip_rows(X, self._data_norm)
-        if self.fit_intercept:
-            Xc = np.hstack([Xc, np.full((Xc.shape[0], 1), self._data_norm)])
-        return Xc
+    @property
+    def _intercept(self):
+        """The constant column's value (None without an intercept)."""
+        return self._data_norm if self.fit_intercept else None
 
     def _publish(self, coef):
         if self.fit_intercept:
@@ -301,7 +300,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
             )
         if first_call:
             self._start_stream(X, y)
-        Xc, yc = self._augment(X), clip_labels(y, self._y_bound)
+        Xc, yc = clip_rows(X, self._data_norm), clip_labels(y, self._y_bound)
         self._ftl.check_room(X.shape[0])  # all checks done: from here on, mutate
         if progressive:
             coefs = self._ftl.progressive_coefs(Xc, yc)
@@ -330,7 +329,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
             n_features=X.shape[1] + self.fit_intercept, alpha=self.alpha,
             row_bound=row_bound, label_bound=self._y_bound, noise_multiplier=m,
             horizon=n_rounds, batch_size=self.batch_size, noise=self._noise,
-            rng=self._rng, V_scale=s_V, u_scale=s_u,
+            rng=self._rng, V_scale=s_V, u_scale=s_u, intercept=self._intercept,
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -359,9 +358,10 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         if m is None:
             m = self._noise_multiplier(lambda m: one_shot_event(m, self._noise))
         coef, event = one_shot_ridge(
-            self._augment(X), clip_labels(y, self._y_bound), alpha=self.alpha,
+            clip_rows(X, self._data_norm), clip_labels(y, self._y_bound), alpha=self.alpha,
             row_bound=row_bound, label_bound=self._y_bound, noise_multiplier=m,
             noise=self._noise, rng=self._rng, V_scale=s_V, u_scale=s_u,
+            intercept=self._intercept,
         )
         self._publish(coef)
         self.n_samples_seen_ = X.shape[0]

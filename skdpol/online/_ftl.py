@@ -37,6 +37,7 @@ sqrt(2 d) s approximates the spectral norm of the symmetric noise E.
 import copy
 
 import numpy as np
+import scipy.linalg
 from dp_accounting import GaussianDpEvent
 
 from ..accounting import pure_dp_event
@@ -68,6 +69,13 @@ def ridge_from_sums(V, u, n_rows, alpha, floor=0.0):
     Works on stacks: ``V`` (..., d, d), ``u`` (..., d), ``n_rows`` and
     ``floor`` scalars or (...).
     """
+    if V.ndim == 2:
+        try:  # V - floor I positive definite: the floor changes nothing, skip eigh
+            scipy.linalg.cho_factor(V - floor * np.eye(len(V)), check_finite=False)
+            factor = scipy.linalg.cho_factor(V + n_rows * alpha * np.eye(len(V)), check_finite=False)
+            return scipy.linalg.cho_solve(factor, u, check_finite=False)
+        except np.linalg.LinAlgError:
+            pass
     lam, Q = np.linalg.eigh(V)
     lam = np.maximum(lam, np.asarray(floor, dtype=float)[..., None])
     denom = lam + np.asarray(n_rows, dtype=float)[..., None] * alpha
@@ -76,8 +84,24 @@ def ridge_from_sums(V, u, n_rows, alpha, floor=0.0):
     return coef
 
 
-def _leaf_sum(X, y, V_scale, u_scale):
-    return np.concatenate([pack_symmetric(X.T @ X) / V_scale, (X.T @ y) / u_scale])
+def _leaf_sum(X, y, V_scale, u_scale, intercept=None):
+    """Sum of the leaves of rows ``X`` (with the constant column ``intercept``).
+
+    The constant column is folded in analytically rather than appended, which
+    would copy the chunk: its Gram entries are c * column sums and n c^2.
+    """
+    V, u = X.T @ X, X.T @ y
+    if intercept is not None:
+        col = intercept * X.sum(axis=0)
+        V = np.block([[V, col[:, None]], [col[None, :], X.shape[0] * intercept**2]])
+        u = np.append(u, intercept * y.sum())
+    return np.concatenate([pack_symmetric(V) / V_scale, u / u_scale])
+
+
+def _with_intercept(X, intercept):
+    if intercept is None:
+        return X
+    return np.hstack([X, np.full((X.shape[0], 1), float(intercept))])
 
 
 class PrivateQuadraticFTL:
@@ -86,7 +110,8 @@ class PrivateQuadraticFTL:
     Parameters
     ----------
     n_features : int
-        Width of the (already clipped, intercept-augmented) rows.
+        Width of the model: the (already clipped) rows, plus one when
+        ``intercept`` is set.
     alpha : float
         Strong-convexity weight per row.
     row_bound, label_bound : float
@@ -103,12 +128,16 @@ class PrivateQuadraticFTL:
     V_scale, u_scale : float or None
         Leaf block scales; None means the block's own sensitivity (the tight
         default, which makes the joint sensitivity 1.25).
+    intercept : float or None
+        Value of a constant column appended to every row (the last model
+        coordinate); ``row_bound`` must already include it.
     """
 
     def __init__(self, *, n_features, alpha, row_bound, label_bound,
                  noise_multiplier, horizon, batch_size=1, noise="gaussian",
-                 rng, V_scale=None, u_scale=None):
+                 rng, V_scale=None, u_scale=None, intercept=None):
         self.n_features = int(n_features)
+        self.intercept = intercept
         self.alpha = float(alpha)
         self.batch_size = int(batch_size)
         self.V_scale = V_scale or _SQRT2 * row_bound**2
@@ -148,14 +177,17 @@ class PrivateQuadraticFTL:
         n_complete = (self._n_pending + X.shape[0]) // b
         split = max(n_complete * b - self._n_pending, 0)
         if n_complete:
-            head = self._pending + _leaf_sum(X[:split], y[:split], self.V_scale, self.u_scale)
+            head = self._pending + self._leaf_sum(X[:split], y[:split])
             self._tree.add(head, n_complete)
             self._pending = np.zeros_like(self._pending)
             self._n_pending = 0
         tail_X, tail_y = X[split:], y[split:]
         if tail_X.shape[0]:
-            self._pending = self._pending + _leaf_sum(tail_X, tail_y, self.V_scale, self.u_scale)
+            self._pending = self._pending + self._leaf_sum(tail_X, tail_y)
             self._n_pending += tail_X.shape[0]
+
+    def _leaf_sum(self, X, y):
+        return _leaf_sum(X, y, self.V_scale, self.u_scale, self.intercept)
 
     def _solve(self, z, n_rows, noise_std):
         V = unpack_symmetric(z[..., : self._k], self.n_features) * self.V_scale
@@ -180,7 +212,8 @@ class PrivateQuadraticFTL:
         self.check_room(X.shape[0])
         out = np.empty_like(X)
         for start in range(0, X.shape[0], block):
-            Xb, yb = X[start:start + block], y[start:start + block]
+            Xb = _with_intercept(X[start:start + block], self.intercept)
+            yb = y[start:start + block]
             t0 = self.n_rounds
             outer = np.einsum("ni,nj->nij", Xb, Xb)
             leaves = np.concatenate(
@@ -200,7 +233,7 @@ class PrivateQuadraticFTL:
 
 
 def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
-                   noise="gaussian", rng, V_scale=None, u_scale=None):
+                   noise="gaussian", rng, V_scale=None, u_scale=None, intercept=None):
     """One private release of the ridge model on all rows (``fit``'s path).
 
     One noisy copy of the leaf sum z (see the module notes) instead of a tree:
@@ -214,13 +247,13 @@ def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
     V_scale = V_scale or _SQRT2 * row_bound**2
     u_scale = u_scale or 2.0 * row_bound * label_bound
     sens = joint_sensitivity(row_bound, label_bound, V_scale, u_scale)
-    z = _leaf_sum(X, y, V_scale, u_scale)
+    z = _leaf_sum(X, y, V_scale, u_scale, intercept)
     if noise == "gaussian":
         mech = GaussianMechanism(sensitivity=sens, noise_multiplier=noise_multiplier, rng=rng)
     else:
         mech = L2LaplaceMechanism(sensitivity=sens, epsilon=1.0 / noise_multiplier, rng=rng)
     z_hat = mech.randomise(z)
-    d = X.shape[1]
+    d = X.shape[1] + (intercept is not None)
     k = packed_dim(d)
     V = unpack_symmetric(z_hat[:k], d) * V_scale
     if noise == "gaussian":

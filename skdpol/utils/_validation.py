@@ -28,13 +28,17 @@ def row_norms_max(X):
 def clip_rows(X, bound):
     """Project every row of ``X`` onto the L2 ball of radius ``bound``.
 
-    Returns a new array; ``X`` is not modified.
+    ``X`` is never modified: when no row needs clipping it is returned as it
+    is (no copy, the common case on the hot path), otherwise a clipped copy.
     """
     X = np.asarray(X, dtype=np.float64)
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    # rows already inside the ball keep a factor of exactly 1.0
-    scale = np.minimum(1.0, bound / np.maximum(norms, np.finfo(np.float64).tiny))
-    return X * scale[:, None]
+    sq_norms = np.einsum("ij,ij->i", X, X)
+    over = sq_norms > bound**2
+    if not over.any():
+        return X
+    X = X.copy()
+    X[over] *= (bound / np.sqrt(sq_norms[over]))[:, None]
+    return X
 
 
 def clip_labels(y, bound):
