@@ -10,19 +10,12 @@ the learner plays x_hat_t (the model published after t - 1 rounds) and the
 regret after t rounds is sum_{s<=t} f_s(x_hat_s) - min_x sum_{s<=t} f_s(x),
 whose minimiser is the ridge solution (t alpha I + G_t^T G_t)^-1 G_t^T y_t.
 
-How the two parts of f_s(x_hat_s) are measured
---------------------------------------------
-* The squared error needs x_hat_s . g_s only: that is exactly what
-  ``PrivateOnlineRegressor.progressive_predict`` returns, row by row.
-* The ridge term needs ||x_hat_s||^2, and the public API does not return the
-  per-row models. The stream is therefore fed to ``progressive_predict`` in
-  chunks (every row on its own for the first rows, then chunks growing
-  geometrically by ``chunk_ratio``, with every checkpoint on a chunk
-  boundary). The models published at both ends of a chunk are public
-  (``coef_`` before and after the call); the first row of a chunk uses the
-  exact one and the chunk's other rows the trapezoid between the two ends.
-  The approximation touches only the alpha/2 ||x_hat_s||^2 part of the
-  cumulative loss; the squared-error part and the offline optimum are exact.
+How f_s(x_hat_s) is measured
+----------------------------
+``PrivateOnlineRegressor.progressive_predict(X, y, return_coef=True)`` returns,
+for every row s, the prediction x_hat_s . g_s and the model x_hat_s itself
+(a published release), so both the squared error and alpha/2 ||x_hat_s||^2 are
+exact. The offline optimum is exact too.
 
 Nothing here touches curator state: only public attributes and methods.
 """
@@ -58,15 +51,6 @@ def _checkpoints(n_samples, n_checkpoints):
     return np.unique(np.concatenate([grid, extra, [n_samples]]))
 
 
-def _chunk_bounds(n_samples, checkpoints, chunk_ratio, n_single=64):
-    """Row boundaries 0 = b_0 < b_1 < ... = T of the progressive_predict calls."""
-    n_single = min(n_single, n_samples)
-    grid = np.geomspace(n_single, n_samples, 2 + int(
-        math.log(max(n_samples / n_single, 1.0)) / math.log(chunk_ratio)))
-    return np.unique(np.concatenate(
-        [np.arange(n_single + 1), grid.round().astype(np.int64), checkpoints]))
-
-
 def _offline_optimum(X, y, checkpoints, alpha):
     """min_x sum_{s<=t} f_s(x) at every checkpoint t (ridge, incremental sums)."""
     d = X.shape[1]
@@ -88,50 +72,30 @@ def _zero_model_regret(X, y, checkpoints, alpha):
     return 0.5 * np.cumsum(y * y)[checkpoints - 1] - _offline_optimum(X, y, checkpoints, alpha)
 
 
-def _online_loss(data, epsilon, delta, calibration, alpha, est_seed, bounds,
-                 checkpoints):
-    """Cumulative sum_{s<=t} f_s(x_hat_s) at the checkpoints, and privacy_spent_.
-
-    ``bounds`` are the row boundaries of the calls (checkpoints among them).
-    """
+def _online_loss(data, epsilon, delta, calibration, alpha, est_seed, checkpoints):
+    """Cumulative sum_{s<=t} f_s(x_hat_s) at the checkpoints, and privacy_spent_."""
     X, y = data.X, data.y
     est = PrivateOnlineRegressor(
         epsilon=epsilon, delta=delta, data_norm=data.data_norm, y_bound=data.y_bound,
         alpha=alpha, fit_intercept=False, horizon=X.shape[0],
         noise_calibration=calibration, random_state=est_seed,
     )
-    sq = np.empty(X.shape[0])
-    norm_sum = np.zeros(len(bounds))  # sum_{s<=b} ||x_hat_s||^2 at each boundary
-    before = 0.0  # ||model published before the chunk||^2 (nothing published: 0)
-    for i in range(len(bounds) - 1):
-        a, b = bounds[i], bounds[i + 1]
-        with warnings.catch_warnings():
-            # the paper calibration's overspend is the point of the comparison:
-            # it is reported (epsilon_spent), not warned about once per chunk
-            warnings.filterwarnings("ignore", message="noise_calibration='paper' has spent",
-                                    category=PrivacyLeakWarning)
-            pred = est.progressive_predict(X[a:b], y[a:b])
-        sq[a:b] = (y[a:b] - pred) ** 2
-        after = float(est.coef_ @ est.coef_)
-        n = b - a
-        # first row: exact; the n - 1 others: trapezoid between both ends
-        norm_sum[i + 1] = norm_sum[i] + before + 0.5 * (n - 1) * (before + after)
-        before = after
-    cum_sq = np.cumsum(sq)
-    where = np.searchsorted(bounds, checkpoints)
-    total = 0.5 * cum_sq[checkpoints - 1] + 0.5 * alpha * norm_sum[where]
-    return total, est.privacy_spent_.epsilon
+    with warnings.catch_warnings():
+        # the paper calibration's overspend is the point of the comparison: it
+        # is reported (epsilon_spent), not warned about
+        warnings.filterwarnings("ignore", message="noise_calibration='paper' has spent",
+                                category=PrivacyLeakWarning)
+        pred, coef, _ = est.progressive_predict(X, y, return_coef=True)
+    loss = 0.5 * (y - pred) ** 2 + 0.5 * alpha * np.einsum("ij,ij->i", coef, coef)
+    return np.cumsum(loss)[checkpoints - 1], est.privacy_spent_.epsilon
 
 
 def _run_one(task):
-    (rep, data_seed, est_seed, method, eps, n_samples, delta, alpha,
-     checkpoints, chunk_ratio) = task
+    (rep, data_seed, est_seed, method, eps, n_samples, delta, alpha, checkpoints) = task
     data = make_online_regression(n_samples=n_samples, n_features=10, noise=0.01,
                                   random_state=data_seed)
-    bounds = _chunk_bounds(n_samples, checkpoints, chunk_ratio)
     calibration = _CALIBRATION.get(method, "tight")
-    total, spent = _online_loss(data, eps, delta, calibration, alpha, est_seed,
-                                bounds, checkpoints)
+    total, spent = _online_loss(data, eps, delta, calibration, alpha, est_seed, checkpoints)
     regret = total - _offline_optimum(data.X, data.y, checkpoints, alpha)
     return pd.DataFrame({
         "method": method, "epsilon": eps, "epsilon_spent": spent, "repeat": rep,
@@ -147,7 +111,7 @@ def _seeds(random_state, n_repeats):
 
 def olr_regret_curves(n_samples=100_000, epsilons=(0.01, 0.1, 1.0), delta=1e-5,
                       random_state=0, n_repeats=3, alpha=1.0, n_checkpoints=60,
-                      chunk_ratio=1.01, n_jobs=None):
+                      n_jobs=None):
     """Regret of FTL and PQFTL (both calibrations) at log-spaced checkpoints.
 
     Every repeat draws its own stream and its own tree noise; within a repeat
@@ -166,8 +130,7 @@ def olr_regret_curves(n_samples=100_000, epsilons=(0.01, 0.1, 1.0), delta=1e-5,
     checkpoints = _checkpoints(n_samples, n_checkpoints)
     configs = [(FTL, math.inf)] + [(m, float(e)) for m in (PAPER, TIGHT) for e in epsilons]
     tasks = [
-        (rep, data_seed, est_seed, method, eps, n_samples, delta, alpha,
-         checkpoints, chunk_ratio)
+        (rep, data_seed, est_seed, method, eps, n_samples, delta, alpha, checkpoints)
         for rep, (data_seed, est_seed) in enumerate(_seeds(random_state, n_repeats))
         for method, eps in configs
     ]
@@ -268,7 +231,7 @@ def _tight_node_std_V(epsilon, delta, n_samples, data_norm, y_bound):
 
 
 def _write_doc(path, table, curves, *, n_samples, delta, epsilons, random_state,
-               n_repeats, chunk_ratio, runtime, figure, data_norm, y_bound, n_clipped,
+               n_repeats, runtime, figure, data_norm, y_bound, n_clipped,
                zero_final):
     paper = table[table["method"] == PAPER].set_index("epsilon")
     tight = table[table["method"] == TIGHT].set_index("epsilon")
@@ -368,16 +331,8 @@ state; compare curves at equal *true* eps.
   is ridge regression on the first t rows, x = (t alpha I + G_t^T G_t)^-1 G_t^T y_t,
   from running sums of G^T G, G^T y and y.y updated between checkpoints; its
   value is 1/2 y.y - 1/2 (G^T y) . x.
-* The squared-error part of f_s(x_hat_s) is exact: `progressive_predict`
-  returns x_hat_s . g_s for every row. The public API does not return the
-  per-row models, so the ridge part alpha/2 ||x_hat_s||^2 is approximated: the
-  stream goes through `progressive_predict` in chunks (single rows for the
-  first 64, then chunks growing by a factor {chunk_ratio:g}, every checkpoint
-  on a boundary); in a chunk the first row uses the exact model (`coef_`
-  before the call), the others the trapezoid between `coef_` before and after
-  the call. Checked once against the exact per-row models (internal API, one
-  100,000-row stream, chunk_ratio=1.01): relative error of the regret below
-  3% at every checkpoint, for FTL and PQFTL at eps = 0.01 and 1.
+* f_s(x_hat_s) is exact: `progressive_predict(X, y, return_coef=True)`
+  returns every row's prediction and the published model x_hat_s itself.
 * {curves['t'].nunique()} log-spaced checkpoints from t = {int(curves['t'].min())}
   to t = {n_samples:,}.
 
@@ -404,7 +359,7 @@ than the nominal one; the seed does not say which.
 
 def reproduce_olr(out_dir="docs", n_samples=100_000, epsilons=(0.01, 0.1, 1.0),
                   delta=1e-5, random_state=0, plot=True, *, n_repeats=3,
-                  chunk_ratio=1.01, n_jobs=None):
+                  n_jobs=None):
     """Reproduce seed 002's Figure 2(a) and write its report.
 
     Runs non-private FTL and PQFTL with the seed's noise formula
@@ -426,8 +381,6 @@ def reproduce_olr(out_dir="docs", n_samples=100_000, epsilons=(0.01, 0.1, 1.0),
     plot : bool, default=True
     n_repeats : int, default=3
         Independent runs (stream and noise) averaged in the table and figure.
-    chunk_ratio : float, default=1.01
-        Growth of the progressive_predict chunks (see the module notes).
     n_jobs : int or None, default=None
         joblib workers over the runs (None: sequential).
 
@@ -452,14 +405,14 @@ def reproduce_olr(out_dir="docs", n_samples=100_000, epsilons=(0.01, 0.1, 1.0),
     >>> from skdpol._reproduce import reproduce_olr
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     table = reproduce_olr(out_dir=tmp, n_samples=300, epsilons=(1.0,),
-    ...                           plot=False, n_repeats=1, chunk_ratio=1.2)
+    ...                           plot=False, n_repeats=1)
     >>> list(table["method"])
     ['FTL (non-private)', 'PQFTL paper', 'PQFTL tight']
     """
     start = time.perf_counter()
     curves = olr_regret_curves(n_samples=n_samples, epsilons=epsilons, delta=delta,
                                random_state=random_state, n_repeats=n_repeats,
-                               chunk_ratio=chunk_ratio, n_jobs=n_jobs)
+                               n_jobs=n_jobs)
     table = _summary(curves)
     checkpoints = np.sort(curves["t"].unique())
     n_clipped, zero, data = 0, [], None
@@ -478,7 +431,7 @@ def reproduce_olr(out_dir="docs", n_samples=100_000, epsilons=(0.01, 0.1, 1.0),
     runtime = time.perf_counter() - start
     _write_doc(out / "reproduction_olr.md", table, curves, n_samples=n_samples,
                delta=delta, epsilons=epsilons, random_state=random_state,
-               n_repeats=n_repeats, chunk_ratio=chunk_ratio, runtime=runtime,
+               n_repeats=n_repeats, runtime=runtime,
                figure=figure, data_norm=data.data_norm, y_bound=data.y_bound,
                n_clipped=n_clipped, zero_final=float(zero.iloc[-1]))
     return table

@@ -4,12 +4,15 @@ __all__ = ["PrivacyLeakWarning", "BudgetExhaustedError"]
 
 
 class PrivacyLeakWarning(RuntimeWarning):
-    """A release depends on something that was read from the data.
+    """A release is not fully covered by the stated (epsilon, delta).
 
     Raised when a bound that the privacy guarantee relies on (``data_norm``,
     ``y_bound``) or the label set is inferred from the rows instead of being
-    given as a parameter.  The inferred value shapes the release, so the
-    guarantee no longer covers it; ``privacy_spent_`` records the fact.
+    given as a parameter (the inferred value shapes the release, so the
+    guarantee no longer covers it; ``privacy_spent_.bounds_trusted`` is then
+    False), and when a calibration kept for reproduction
+    (``noise_calibration="paper"``) spends more than the stated budget
+    (``privacy_spent_`` reports the true cost).
     """
 
 

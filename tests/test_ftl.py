@@ -6,7 +6,7 @@ from sklearn.linear_model import Ridge
 
 from skdpol.accounting import calibrate_noise_multiplier
 from skdpol.mechanisms import pack_symmetric, tree_event
-from skdpol.online import PrivateQuadraticFTL, joint_sensitivity, one_shot_ridge
+from skdpol.online import PrivateQuadraticFTL, default_scales, joint_sensitivity, one_shot_ridge
 from skdpol.utils import clip_labels, clip_rows
 
 
@@ -15,12 +15,15 @@ def _leaves(v, y, V_scale, u_scale):
     return np.concatenate([pack_symmetric(outer) / V_scale, v * (y / u_scale)[:, None]], axis=1)
 
 
-@pytest.mark.parametrize("V_scale, u_scale", [(None, None), (0.3, 5.0), (8.0, 0.2)])
+@pytest.mark.parametrize("V_scale, u_scale", [(None, None), ("own", "own"), (0.3, 5.0), (8.0, 0.2)])
 def test_joint_sensitivity_bounds_every_replacement(V_scale, u_scale):
     rng = np.random.default_rng(0)
     R, M = 1.7, 0.6
-    V_scale = V_scale or np.sqrt(2) * R**2
-    u_scale = u_scale or 2 * R * M
+    if V_scale == "own":  # each block normalised by its own sensitivity
+        V_scale, u_scale = np.sqrt(2) * R**2, 2 * R * M
+    else:
+        V_scale = V_scale or default_scales(R, M)[0]
+        u_scale = u_scale or default_scales(R, M)[1]
     bound = joint_sensitivity(R, M, V_scale, u_scale)
     worst = 0.0
     for d in (1, 2, 4):
@@ -35,8 +38,13 @@ def test_joint_sensitivity_bounds_every_replacement(V_scale, u_scale):
     assert worst > 0.97 * bound  # the bound is (nearly) attained: it is tight
 
 
-def test_default_scales_give_sensitivity_one_and_a_quarter():
+def test_joint_sensitivity_of_the_block_scales():
+    # each block at its own sensitivity: 1.25 (not sqrt(2): the maxima never coincide)
     assert joint_sensitivity(3.0, 2.0, np.sqrt(2) * 9.0, 12.0) == pytest.approx(1.25)
+    # the defaults balance the noise (V at 1/sqrt(2) of its own sensitivity)
+    assert joint_sensitivity(3.0, 2.0, *default_scales(3.0, 2.0)) == pytest.approx(np.sqrt(9 / 8))
+    # V at half its sensitivity would ride along at no cost beyond u's
+    assert joint_sensitivity(3.0, 2.0, 2 * np.sqrt(2) * 9.0, 12.0) == pytest.approx(1.0)
 
 
 def _data(n=3000, d=4, seed=0):

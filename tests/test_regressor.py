@@ -327,3 +327,27 @@ def test_non_private_reference_works_with_delta_zero(stream):
     b = PrivateOnlineRegressor(epsilon=np.inf, delta=0.0, **BOUNDS).partial_fit(X, y)
     assert np.allclose(a.coef_, b.coef_)
     assert a.privacy_spent_.epsilon == np.inf
+
+
+def test_progressive_predict_can_return_the_published_models(stream):
+    X, y = stream
+    est = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0)
+    pred, coef, intercept = est.progressive_predict(X[:300], y[:300], return_coef=True)
+    assert coef.shape == (300, 3) and intercept.shape == (300,)
+    assert np.allclose(pred, np.einsum("ij,ij->i", coef, X[:300]) + intercept)
+    # the last published model equals the one a row-by-row stream publishes
+    ref = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0)
+    for t in range(299):
+        ref.partial_fit(X[t:t + 1], y[t:t + 1])
+    assert np.allclose(coef[299], ref.coef_) and intercept[299] == pytest.approx(ref.intercept_)
+
+
+def test_paper_overspend_warns_once_per_stream(stream):
+    X, y = stream
+    est = PrivateOnlineRegressor(epsilon=0.01, noise_calibration="paper", **BOUNDS,
+                                 horizon=100_000, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for start in range(0, 4000, 500):
+            est.partial_fit(X[start:start + 500], y[start:start + 500])
+    assert sum("1/sqrt" in str(w.message) for w in caught) == 1

@@ -11,7 +11,6 @@ from skdpol._reproduce import (
     PAPER,
     TIGHT,
     _checkpoints,
-    _chunk_bounds,
     _offline_optimum,
     _online_loss,
     reproduce_olr,
@@ -23,7 +22,7 @@ from skdpol.datasets import make_online_regression
 def small_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("repro")
     table = reproduce_olr(out_dir=out, n_samples=4000, epsilons=(1.0,), delta=1e-5,
-                          random_state=0, plot=False, n_repeats=1, chunk_ratio=1.05)
+                          random_state=0, plot=False, n_repeats=1)
     return table, out
 
 
@@ -83,13 +82,12 @@ def test_offline_optimum_is_ridge():
 
 
 def test_ftl_regret_matches_exact_per_row_models():
-    # FTL's models are known in closed form, row by row: check the chunked
-    # measurement (exact squared error + trapezoid ridge term) against them.
+    # FTL's models are known in closed form, row by row: the measured
+    # cumulative loss must be exactly theirs
     n, alpha = 1500, 1.0
     data = make_online_regression(n_samples=n, random_state=5)
     cps = _checkpoints(n, 20)
-    bounds = _chunk_bounds(n, cps, chunk_ratio=1.02)
-    measured, spent = _online_loss(data, math.inf, 1e-5, "tight", alpha, 0, bounds, cps)
+    measured, spent = _online_loss(data, math.inf, 1e-5, "tight", alpha, 0, cps)
     assert math.isinf(spent)
     d = data.X.shape[1]
     A, b = np.zeros((d, d)), np.zeros(d)
@@ -101,17 +99,13 @@ def test_ftl_regret_matches_exact_per_row_models():
         A += np.outer(g, g)
         b += y * g
     exact = np.cumsum(losses)[cps - 1]
-    opt = _offline_optimum(data.X, data.y, cps, alpha)
-    np.testing.assert_allclose(measured - opt, exact - opt, rtol=0.05)
-    # the first 64 rows are single-row chunks: exact there
-    small = cps <= 64
-    np.testing.assert_allclose(measured[small], exact[small], rtol=1e-9)
+    np.testing.assert_allclose(measured, exact, rtol=1e-9)
 
 
 def test_figure_written(tmp_path):
     pytest.importorskip("matplotlib")
     reproduce_olr(out_dir=tmp_path, n_samples=300, epsilons=(1.0,), plot=True,
-                  n_repeats=1, chunk_ratio=1.2)
+                  n_repeats=1)
     png = tmp_path / "figures" / "olr_regret.png"
     assert png.stat().st_size > 10_000
     assert "figures/olr_regret.png" in (tmp_path / "reproduction_olr.md").read_text()

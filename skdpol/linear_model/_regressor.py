@@ -84,10 +84,12 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
     **Neighbours and bounds.** Two streams are neighbours when they differ in
     one row (with its label), replaced. Rows are clipped to ``data_norm`` and
     labels to ``y_bound`` first, so with v the (intercept-augmented) row of
-    norm <= R and |y| <= M, one replacement moves the pair of sums by at most
-    the joint sensitivity derived in :mod:`skdpol.online._ftl` (1.25 in units
-    where each sum alone has sensitivity 1, against sqrt(2) for two separate
-    releases).
+    norm <= R and |y| <= M, one replacement moves u = sum y v by at most 2 R M
+    and V = sum v v^T by at most sqrt(2) R^2 (Frobenius), but never both at
+    once: the joint sensitivity derived in :mod:`skdpol.online._ftl` is
+    sqrt(9/8) ~ 1.06 for the default balance of noise between the two sums
+    (noise in proportion to R^2 and R M), against sqrt(2) for two separate
+    releases.
 
     **What is released.** ``coef_``, ``intercept_``, ``predict``, ``score``,
     ``privacy_spent_`` and ``public_model()``. The live estimator also holds
@@ -238,7 +240,9 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
             eps, method = math.inf, "none (epsilon=inf)"
         else:
             eps, method = epsilon_spent(event, self.delta)
-            if self.noise_calibration == "paper" and eps > self.epsilon * (1 + 1e-9):
+            overspent = eps > self.epsilon * (1 + 1e-9)
+            if self.noise_calibration == "paper" and overspent and not self._overspend_warned:
+                self._overspend_warned = True  # once per stream, not once per call
                 warnings.warn(
                     f"noise_calibration='paper' has spent epsilon={eps:.4g} > "
                     f"epsilon={self.epsilon}: the seed's sigma scales like "
@@ -318,6 +322,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
         self._rng = _make_rng(self.random_state)
         self._releases = 0
+        self._overspend_warned = False
         row_bound = self._row_bound(self._data_norm)
         n_rounds = None if self.horizon is None else max(1, self.horizon // self.batch_size)
         s_V, s_u, m = self._scales(row_bound, self._y_bound, n_rounds)
@@ -353,6 +358,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
             self.__dict__.pop(name, None)
         self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
         self._rng = _make_rng(self.random_state)
+        self._overspend_warned = False
         row_bound = self._row_bound(self._data_norm)
         s_V, s_u, m = self._scales(row_bound, self._y_bound, X.shape[0])
         if m is None:
@@ -386,7 +392,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_ + self.intercept_
 
-    def progressive_predict(self, X, y):
+    def progressive_predict(self, X, y, return_coef=False):
         """Predict each row with the model published just before it, then learn it.
 
         This is online learning's "predict, then see the label" loop, one row
@@ -400,20 +406,28 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        return_coef : bool, default=False
+            Also return the per-row models. They are the published releases
+            (accounted for in ``privacy_spent_``), so returning them costs
+            nothing more; they make regret computations exact.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+        coef : ndarray of shape (n_samples, n_features)
+            Only with ``return_coef``: row t's model's coefficients.
+        intercept : ndarray of shape (n_samples,)
+            Only with ``return_coef``: row t's model's intercepts.
         """
         if self.batch_size != 1:
             raise ValueError("progressive_predict needs batch_size=1.")
         self._validate_params()
         coefs, X = self._transaction(X, y, progressive=True)
         # each row meets the model published before it (in the augmented space)
-        pred = np.einsum("ij,ij->i", coefs[:, : X.shape[1]], X)
-        if self.fit_intercept:
-            pred += coefs[:, -1] * self._data_norm
-        return pred
+        coef = coefs[:, : X.shape[1]]
+        intercept = coefs[:, -1] * self._data_norm if self.fit_intercept else np.zeros(len(X))
+        pred = np.einsum("ij,ij->i", coef, X) + intercept
+        return (pred, coef, intercept) if return_coef else pred
 
     def public_model(self):
         """The shareable release: published parameters and ``privacy_spent_`` only.

@@ -2,10 +2,11 @@
 
 from ._ftl import (
     PrivateQuadraticFTL,
+    default_scales,
     joint_sensitivity,
     one_shot_event,
     one_shot_ridge,
     ridge_from_sums,
 )
 
-__all__ = ["PrivateQuadraticFTL", "joint_sensitivity", "one_shot_event", "one_shot_ridge", "ridge_from_sums"]
+__all__ = ["PrivateQuadraticFTL", "default_scales", "joint_sensitivity", "one_shot_event", "one_shot_ridge", "ridge_from_sums"]

@@ -22,8 +22,21 @@ d_u = 2 R M / s_u the squared change of z is
     d_V^2 (1 - c^2) + d_u^2 (1 + |c|) / 2,
 
 maximised at |c| = min(1, d_u^2 / (4 d_V^2)).  For d_V = d_u = 1 this is
-25/16: the joint sensitivity is 1.25 where two separate trees would pay
+25/16: a joint sensitivity of 1.25 where two separate trees would pay
 sqrt(2) ~ 1.414 (the two maxima are never reached by the same pair of rows).
+
+Which scales? The published model's error is about V^-1 (e_u - E_V x): the
+noise on u counts in full, the noise on V weighted by ||x||, which is of order
+M / R for a model that fits labels of size M from rows of size R. Balancing
+the two (noise on each sum in proportion to its per-row scale, R^2 for v v^T
+and R M for y v) gives the defaults s_V = 2 R^2 and s_u = 2 R M: d_V = 1/sqrt(2),
+d_u = 1, c = 1/2 and a joint sensitivity of sqrt(9/8) ~ 1.061. Measured
+against d_V = d_u = 1 (1.25): final models as good or better (R^2 0.867 vs
+0.820 at d = 10, eps = 0.3; 0.888 vs 0.841 at d = 30, eps = 1), fit unchanged,
+30-40% lower regret on seed 002's stream. (d_V = 1/2 would reach a joint
+sensitivity of exactly 1 -- the worst case is then v = w, where V does not
+move -- but the doubled noise on V costs more in the final model than the
+lower noise on u gains.)
 
 Repair of the noisy V (post-processing, free)
 -------------------------------------------
@@ -61,6 +74,12 @@ def joint_sensitivity(row_bound, label_bound, V_scale, u_scale):
         return d_u
     c = min(1.0, d_u**2 / (4.0 * d_V**2))
     return float(np.sqrt(d_V**2 * (1.0 - c**2) + d_u**2 * (1.0 + c) / 2.0))
+
+
+def default_scales(row_bound, label_bound):
+    """Tight leaf block scales (V_scale, u_scale): noise on each sum in
+    proportion to its per-row scale (see the module notes)."""
+    return 2.0 * row_bound**2, 2.0 * row_bound * label_bound
 
 
 def ridge_from_sums(V, u, n_rows, alpha, floor=0.0):
@@ -126,8 +145,8 @@ class PrivateQuadraticFTL:
     noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
     V_scale, u_scale : float or None
-        Leaf block scales; None means the block's own sensitivity (the tight
-        default, which makes the joint sensitivity 1.25).
+        Leaf block scales; None means :func:`default_scales` (joint
+        sensitivity sqrt(9/8), see the module notes).
     intercept : float or None
         Value of a constant column appended to every row (the last model
         coordinate); ``row_bound`` must already include it.
@@ -140,8 +159,9 @@ class PrivateQuadraticFTL:
         self.intercept = intercept
         self.alpha = float(alpha)
         self.batch_size = int(batch_size)
-        self.V_scale = V_scale or _SQRT2 * row_bound**2
-        self.u_scale = u_scale or 2.0 * row_bound * label_bound
+        default_V, default_u = default_scales(row_bound, label_bound)
+        self.V_scale = V_scale or default_V
+        self.u_scale = u_scale or default_u
         self.sensitivity = joint_sensitivity(row_bound, label_bound, self.V_scale, self.u_scale)
         self._k = packed_dim(self.n_features)
         self._tree = PrivatePrefixSum(
@@ -210,7 +230,7 @@ class PrivateQuadraticFTL:
         if self.batch_size != 1:
             raise ValueError("progressive_coefs needs batch_size=1.")
         self.check_room(X.shape[0])
-        out = np.empty_like(X)
+        out = np.empty((X.shape[0], self.n_features))
         for start in range(0, X.shape[0], block):
             Xb = _with_intercept(X[start:start + block], self.intercept)
             yb = y[start:start + block]
@@ -244,8 +264,9 @@ def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
     coef : ndarray (d,)
     event : DpEvent
     """
-    V_scale = V_scale or _SQRT2 * row_bound**2
-    u_scale = u_scale or 2.0 * row_bound * label_bound
+    default_V, default_u = default_scales(row_bound, label_bound)
+    V_scale = V_scale or default_V
+    u_scale = u_scale or default_u
     sens = joint_sensitivity(row_bound, label_bound, V_scale, u_scale)
     z = _leaf_sum(X, y, V_scale, u_scale, intercept)
     if noise == "gaussian":
