@@ -351,3 +351,15 @@ def test_paper_overspend_warns_once_per_stream(stream):
         for start in range(0, 4000, 500):
             est.partial_fit(X[start:start + 500], y[start:start + 500])
     assert sum("1/sqrt" in str(w.message) for w in caught) == 1
+
+
+def test_a_failed_refit_leaves_the_fitted_estimator_untouched(stream):
+    X, y = stream
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    est = PrivateOnlineRegressor(**BOUNDS, random_state=0).fit(frame, y)
+    before = _state(est)
+    bad = X.copy()
+    bad[3, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.fit(bad, y)  # an ndarray would also reset feature_names_in_
+    assert _state(est) == before

@@ -216,11 +216,21 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
             # Line 8 passes R as the bound of y v, whose norm reaches R^2; we pass
             # R^2, the bound Algorithm 5 requires of its input.
             R = max(row_bound, y_bound)
-            s_V = paper_tree_sigma(R**2, self.epsilon / 2, self.delta / 2, n_rounds)
-            s_u = paper_tree_sigma(R**2, self.epsilon / 2, self.delta / 2, n_rounds)
-            # unit noise in the scaled coordinates = the paper's sigma in the sums
-            return s_V, s_u, 1.0 / joint_sensitivity(row_bound, y_bound, s_V, s_u)
+            sigma = paper_tree_sigma(R**2, self.epsilon / 2, self.delta / 2, n_rounds)
+            # unit noise in the scaled coordinates = the paper's sigma in both sums
+            return sigma, sigma, 1.0 / joint_sensitivity(row_bound, y_bound, sigma, sigma)
         return None, None, None
+
+    def _prepare(self, X, y, n_rounds, make_event):
+        """Resolve bounds and RNG; return (row_bound, V_scale, u_scale, multiplier)."""
+        self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
+        self._rng = _make_rng(self.random_state)
+        self._overspend_warned = False
+        row_bound = self._row_bound(self._data_norm)
+        s_V, s_u, m = self._scales(row_bound, self._y_bound, n_rounds)
+        if m is None:
+            m = self._noise_multiplier(make_event)
+        return row_bound, s_V, s_u, m
 
     @property
     def _intercept(self):
@@ -273,16 +283,16 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         -------
         self : object
         """
-        self._transaction(X, y, progressive=False)
+        self._transaction(self._learn, X, y, False)
         return self
 
-    def _transaction(self, X, y, progressive):
-        """Run :meth:`_learn`; on any error restore the state as it was."""
+    def _transaction(self, method, *args):
+        """Run ``method(*args)``; on any error restore the state as it was."""
         saved = dict(self.__dict__)
         if "_ftl" in saved:
             saved["_ftl"] = copy.copy(saved["_ftl"])  # a checkpoint of the live sums
         try:
-            return self._learn(X, y, progressive)
+            return method(*args)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved)
@@ -319,17 +329,12 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         return coefs, X
 
     def _start_stream(self, X, y):
-        self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
-        self._rng = _make_rng(self.random_state)
         self._releases = 0
-        self._overspend_warned = False
-        row_bound = self._row_bound(self._data_norm)
         n_rounds = None if self.horizon is None else max(1, self.horizon // self.batch_size)
-        s_V, s_u, m = self._scales(row_bound, self._y_bound, n_rounds)
-        if m is None:
-            m = self._noise_multiplier(
-                lambda m: tree_event(noise_multiplier=m, horizon=n_rounds, noise=self._noise)
-            )
+        row_bound, s_V, s_u, m = self._prepare(
+            X, y, n_rounds,
+            lambda m: tree_event(noise_multiplier=m, horizon=n_rounds, noise=self._noise),
+        )
         self._ftl = PrivateQuadraticFTL(
             n_features=X.shape[1] + self.fit_intercept, alpha=self.alpha,
             row_bound=row_bound, label_bound=self._y_bound, noise_multiplier=m,
@@ -352,17 +357,16 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         -------
         self : object
         """
+        self._transaction(self._fit, X, y)
+        return self
+
+    def _fit(self, X, y):
         self._check_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
         for name in ("_ftl", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
             self.__dict__.pop(name, None)
-        self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
-        self._rng = _make_rng(self.random_state)
-        self._overspend_warned = False
-        row_bound = self._row_bound(self._data_norm)
-        s_V, s_u, m = self._scales(row_bound, self._y_bound, X.shape[0])
-        if m is None:
-            m = self._noise_multiplier(lambda m: one_shot_event(m, self._noise))
+        row_bound, s_V, s_u, m = self._prepare(
+            X, y, X.shape[0], lambda m: one_shot_event(m, self._noise))
         coef, event = one_shot_ridge(
             clip_rows(X, self._data_norm), clip_labels(y, self._y_bound), alpha=self.alpha,
             row_bound=row_bound, label_bound=self._y_bound, noise_multiplier=m,
@@ -374,7 +378,6 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         self._one_shot = True
         self._releases = 1
         self.privacy_spent_ = self._spent(event, 1)
-        return self
 
     # ----------------------------------------------------------- using
     def predict(self, X):
@@ -422,7 +425,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         if self.batch_size != 1:
             raise ValueError("progressive_predict needs batch_size=1.")
         self._validate_params()
-        coefs, X = self._transaction(X, y, progressive=True)
+        coefs, X = self._transaction(self._learn, X, y, True)
         # each row meets the model published before it (in the augmented space)
         coef = coefs[:, : X.shape[1]]
         intercept = coefs[:, -1] * self._data_norm if self.fit_intercept else np.zeros(len(X))
