@@ -30,6 +30,7 @@ from dp_accounting import ComposedDpEvent, GaussianDpEvent, SelfComposedDpEvent
 
 from ..accounting import pure_dp_event
 from ..exceptions import BudgetExhaustedError
+from ._laplace import sample_l2_laplace
 
 _NOISES = ("gaussian", "laplace")
 
@@ -123,9 +124,7 @@ class PrivatePrefixSum:
         scale = self.node_scale(h)
         if self.noise == "gaussian":
             return gen.standard_normal(self.dim) * scale
-        direction = gen.standard_normal(self.dim)
-        direction /= np.linalg.norm(direction)
-        return direction * gen.gamma(self.dim, scale)
+        return sample_l2_laplace(gen, self.dim, scale)
 
     def _node(self, h, k):
         cached = self._cache.get(h)
