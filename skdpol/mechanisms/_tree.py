@@ -95,6 +95,11 @@ class PrivatePrefixSum:
         return self._t
 
     @property
+    def exact_total(self):
+        """The exact (noise-free) sum of the leaves: curator state, never publish."""
+        return self._total
+
+    @property
     def levels(self):
         """Levels a row can touch over the planned stream (None: unbounded)."""
         return _levels_touched(self.horizon, None)
@@ -200,10 +205,6 @@ class PrivatePrefixSum:
         return self._total + self.noise_at(self._t)
 
     # ------------------------------------------------------------ accounting
-    def levels_touched(self, n_leaves=None):
-        """Most released nodes a single leaf lies in after ``n_leaves`` leaves."""
-        return _levels_touched(self.horizon, n_leaves)
-
     def event(self, n_leaves=None):
         """The cost of every node released once ``n_leaves`` leaves are in.
 

@@ -239,7 +239,7 @@ class PrivateQuadraticFTL:
             leaves = np.concatenate(
                 [pack_symmetric(outer) / self.V_scale, Xb * (yb[:, None] / self.u_scale)], axis=1
             )
-            exclusive = np.cumsum(leaves, axis=0) - leaves + self._tree._total
+            exclusive = np.cumsum(leaves, axis=0) - leaves + self._tree.exact_total
             times = t0 + np.arange(Xb.shape[0])
             z = exclusive + self._tree.noise_at_many(times)
             coefs = self._solve(z, times.astype(float), self._tree.noise_std_at(times))

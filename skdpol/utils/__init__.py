@@ -1,10 +1,5 @@
 """Validation and clipping helpers shared by the estimators."""
 
-from ._validation import (
-    check_privacy_params,
-    clip_labels,
-    clip_rows,
-    row_norms_max,
-)
+from ._validation import clip_labels, clip_rows, row_norms_max
 
-__all__ = ["check_privacy_params", "clip_labels", "clip_rows", "row_norms_max"]
+__all__ = ["clip_labels", "clip_rows", "row_norms_max"]

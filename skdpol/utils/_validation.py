@@ -5,17 +5,7 @@ projected onto the L2 ball of radius ``data_norm`` and every label onto
 ``[-y_bound, y_bound]`` before any data-dependent computation.
 """
 
-import numbers
-
 import numpy as np
-
-
-def check_privacy_params(epsilon, delta):
-    """Validate a privacy budget; raise ``ValueError`` naming the parameter."""
-    if not isinstance(epsilon, numbers.Real) or not np.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}.")
-    if not isinstance(delta, numbers.Real) or not (0 <= delta < 1):
-        raise ValueError(f"delta must be in [0, 1), got {delta!r}.")
 
 
 def row_norms_max(X):
