@@ -1,13 +1,14 @@
 """skdpol: scikit-learn-compatible differentially private online learners."""
 
 from .exceptions import BudgetExhaustedError, PrivacyLeakWarning
-from .linear_model import PrivateOnlineRegressor
+from .linear_model import PrivateOnlineLogistic, PrivateOnlineRegressor
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BudgetExhaustedError",
     "PrivacyLeakWarning",
+    "PrivateOnlineLogistic",
     "PrivateOnlineRegressor",
     "__version__",
 ]

@@ -1,6 +1,12 @@
 """Private online linear models."""
 
-from ._public import PublicLinearRegressor
+from ._logistic import PrivateOnlineLogistic
+from ._public import PublicLinearClassifier, PublicLinearRegressor
 from ._regressor import PrivateOnlineRegressor
 
-__all__ = ["PrivateOnlineRegressor", "PublicLinearRegressor"]
+__all__ = [
+    "PrivateOnlineLogistic",
+    "PrivateOnlineRegressor",
+    "PublicLinearClassifier",
+    "PublicLinearRegressor",
+]

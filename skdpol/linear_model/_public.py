@@ -1,7 +1,8 @@
 """The shareable release of a linear model."""
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from scipy.special import expit, softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
@@ -45,3 +46,69 @@ class PublicLinearRegressor(RegressorMixin, BaseEstimator):
             raise NotFittedError("this PublicLinearRegressor holds no released model.")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_ + self.intercept_
+
+
+class PublicLinearClassifier(ClassifierMixin, BaseEstimator):
+    """A published linear classifier: released parameters only, safe to pickle.
+
+    Returned by :meth:`PrivateOnlineLogistic.public_model`: ``classes_``,
+    ``coef_``, ``intercept_``, ``n_features_in_`` (and
+    ``feature_names_in_``), ``n_samples_seen_``, ``privacy_spent_``; no
+    gradient sums, iterates, noise or random state. It cannot learn further.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpol import PrivateOnlineLogistic
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2_000, 3))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> clf = PrivateOnlineLogistic(data_norm=4.0, random_state=0).fit(X, y, classes=[0, 1])
+    >>> public = clf.public_model()
+    >>> bool(np.array_equal(public.predict(X), clf.predict(X)))
+    True
+    """
+
+    def __init__(self):
+        pass
+
+    @classmethod
+    def _from_release(cls, source):
+        model = cls()
+        for name in ("classes_", "coef_", "intercept_", "n_features_in_",
+                     "feature_names_in_", "n_samples_seen_", "privacy_spent_"):
+            if hasattr(source, name):
+                value = getattr(source, name)
+                setattr(model, name, value.copy() if isinstance(value, np.ndarray) else value)
+        return model
+
+    def decision_function(self, X):
+        if not hasattr(self, "coef_"):  # check_is_fitted wants a fit method
+            raise NotFittedError("this PublicLinearClassifier holds no released model.")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return _decision(X, self.coef_, self.intercept_)
+
+    def predict_proba(self, X):
+        return _proba(self.decision_function(X))
+
+    def predict(self, X):
+        return _predict(self.decision_function(X), self.classes_)
+
+
+def _decision(X, coef, intercept):
+    scores = X @ coef.T + intercept
+    return scores[:, 0] if scores.shape[1] == 1 else scores
+
+
+def _proba(scores):
+    if scores.ndim == 1:
+        p = expit(scores)
+        return np.column_stack([1.0 - p, p])
+    return softmax(scores, axis=1)
+
+
+def _predict(scores, classes):
+    if scores.ndim == 1:
+        return classes[(scores > 0).astype(int)]
+    return classes[np.argmax(scores, axis=1)]
+

@@ -1,6 +1,5 @@
 """PrivateOnlineRegressor: linear regression on a stream, with continual release."""
 
-import copy
 import math
 import warnings
 from numbers import Integral, Real
@@ -11,9 +10,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import (
-    PrivacySpent,
     calibrate_noise_multiplier,
-    epsilon_spent,
     paper_tree_sigma,
 )
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
@@ -21,17 +18,13 @@ from ..mechanisms import tree_event
 from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one_shot_ridge
 from ..utils import clip_labels, clip_rows, row_norms_max
 from ..utils._docstrings import inject_docstring
+from ..losses import SquaredLoss
+from ._base import PrivateLinearMixin, make_rng
 from ._public import PublicLinearRegressor
 
 
-def _make_rng(random_state):
-    if isinstance(random_state, np.random.RandomState):
-        random_state = int.from_bytes(random_state.bytes(16), "little")  # 128 bits
-    return np.random.default_rng(random_state)
-
-
 @inject_docstring()
-class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
+class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
     """Differentially private linear regression on a stream.
 
     ``partial_fit`` runs private Follow-the-Leader for the ridge loss (PQFTL,
@@ -50,8 +43,14 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
     alpha : float, default=0.01
         Ridge weight per row (the strong convexity of each round's loss
         f_t(x) = 1/2 (y_t - v_t.x)^2 + alpha/2 ||x||^2).
-    algorithm : {{"ftl"}}, default="ftl"
-        Private Follow-the-Leader for the quadratic loss.
+    algorithm : {{"ftl", "ftal", "igd", "giga", "mi-ogd"}}, default="ftl"
+        ``"ftl"``: private Follow-the-Leader for the quadratic loss (PQFTL,
+        polylog regret), the best choice for regression. The gradient
+        family of :class:`~skdpol.PrivateOnlineLogistic` is available with
+        the squared loss, over the ball of radius ``y_bound / sqrt(alpha)``
+        that holds the ridge optimum (``"igd"`` needs ``batch_size=1``).
+    feedback : {{"full", "bandit"}}, default="full"
+        Only for ``algorithm="mi-ogd"``: gradient, or one loss value per row.
     {batch_size}
     {horizon}
     {noise_calibration}
@@ -137,7 +136,8 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         "data_norm": [Interval(Real, 0, None, closed="neither"), None],
         "y_bound": [Interval(Real, 0, None, closed="neither"), None],
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        "algorithm": [StrOptions({"ftl"})],
+        "algorithm": [StrOptions({"ftl", "ftal", "igd", "giga", "mi-ogd"})],
+        "feedback": [StrOptions({"full", "bandit"})],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "horizon": [Interval(Integral, 1, None, closed="left"), None],
         "noise_calibration": [StrOptions({"tight", "paper"})],
@@ -146,7 +146,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
-                 alpha=0.01, algorithm="ftl", batch_size=1, horizon=None,
+                 alpha=0.01, algorithm="ftl", feedback="full", batch_size=1, horizon=None,
                  noise_calibration="tight", fit_intercept=True, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -154,6 +154,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         self.y_bound = y_bound
         self.alpha = alpha
         self.algorithm = algorithm
+        self.feedback = feedback
         self.batch_size = batch_size
         self.horizon = horizon
         self.noise_calibration = noise_calibration
@@ -195,14 +196,6 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
             )
         return float(data_norm), float(y_bound), trusted
 
-    @property
-    def _noise(self):
-        # pure DP needs Laplace nodes; epsilon=inf draws no noise at all
-        return "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
-
-    def _row_bound(self, data_norm):
-        return math.sqrt(2.0) * data_norm if self.fit_intercept else data_norm
-
     def _noise_multiplier(self, make_event):
         """Multiplier that makes ``make_event(m)`` cost (epsilon, delta)."""
         if math.isinf(self.epsilon):
@@ -224,7 +217,7 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
     def _prepare(self, X, y, n_rounds, make_event):
         """Resolve bounds and RNG; return (row_bound, V_scale, u_scale, multiplier)."""
         self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
-        self._rng = _make_rng(self.random_state)
+        self._rng = make_rng(self.random_state)
         self._overspend_warned = False
         row_bound = self._row_bound(self._data_norm)
         s_V, s_u, m = self._scales(row_bound, self._y_bound, n_rounds)
@@ -244,26 +237,6 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         else:
             self.coef_ = coef.copy()
             self.intercept_ = 0.0
-
-    def _spent(self, event, releases):
-        if math.isinf(self.epsilon):
-            eps, method = math.inf, "none (epsilon=inf)"
-        else:
-            eps, method = epsilon_spent(event, self.delta)
-            overspent = eps > self.epsilon * (1 + 1e-9)
-            if self.noise_calibration == "paper" and overspent and not self._overspend_warned:
-                self._overspend_warned = True  # once per stream, not once per call
-                warnings.warn(
-                    f"noise_calibration='paper' has spent epsilon={eps:.4g} > "
-                    f"epsilon={self.epsilon}: the seed's sigma scales like "
-                    "1/sqrt(epsilon) where a Gaussian mechanism needs 1/epsilon, so "
-                    "at small epsilon it under-noises. Use the default calibration.",
-                    PrivacyLeakWarning, stacklevel=4,
-                )
-        return PrivacySpent(
-            epsilon=float(eps), delta=float(self.delta), accountant=method,
-            bounds_trusted=self._bounds_trusted, releases=releases,
-        )
 
     # ----------------------------------------------------------- learning
     @_fit_context(prefer_skip_nested_validation=True)
@@ -286,23 +259,13 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         self._transaction(self._learn, X, y, False)
         return self
 
-    def _transaction(self, method, *args):
-        """Run ``method(*args)``; on any error restore the state as it was."""
-        saved = dict(self.__dict__)
-        if "_ftl" in saved:
-            saved["_ftl"] = copy.copy(saved["_ftl"])  # a checkpoint of the live sums
-        try:
-            return method(*args)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
-
     def _learn(self, X, y, progressive):
         if getattr(self, "_one_shot", False):
             # a new stream over the new rows only: fit's rows stay in its one release
-            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_"):
-                self.__dict__.pop(name)
+            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_", "_algo"):
+                self.__dict__.pop(name, None)
+        if self.algorithm != "ftl":
+            return self._learn_other(X, y, progressive)
         first_call = not hasattr(self, "_ftl")
         self._check_params()
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
@@ -326,6 +289,26 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         self.n_samples_seen_ = seen + X.shape[0]
         self._publish(self._ftl.release())
         self.privacy_spent_ = self._spent(self._ftl.event(self._ftl.n_rounds), self._releases)
+        self._publish_mi()
+        return coefs, X
+
+    def _learn_other(self, X, y, progressive):
+        """The gradient family (igd, giga, ftal, mi-ogd) with the squared loss."""
+        first_call = not hasattr(self, "_algo")
+        self._check_gradient_params()
+        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
+        self._check_horizon(X.shape[0])
+        if first_call:
+            self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
+        Xa = self._augment(X)
+        if first_call:
+            self._start_gradient_stream(SquaredLoss(self._y_bound), Xa.shape[1])
+        models = self._learn_gradient(Xa, clip_labels(y, self._y_bound), progressive)
+        self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + X.shape[0]
+        self._publish(self._algo.published[0])
+        self.privacy_spent_ = self._spent(self._algo.event(), self._releases)
+        self._publish_mi()
+        coefs = None if models is None else models[:, 0, :]
         return coefs, X
 
     def _start_stream(self, X, y):
@@ -361,9 +344,11 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def _fit(self, X, y):
+        if self.algorithm != "ftl":
+            return self._fit_other(X, y)
         self._check_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        for name in ("_ftl", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
+        for name in ("_ftl", "_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
             self.__dict__.pop(name, None)
         row_bound, s_V, s_u, m = self._prepare(
             X, y, X.shape[0], lambda m: one_shot_event(m, self._noise))
@@ -378,6 +363,22 @@ class PrivateOnlineRegressor(RegressorMixin, BaseEstimator):
         self._one_shot = True
         self._releases = 1
         self.privacy_spent_ = self._spent(event, 1)
+        self._publish_mi()
+
+    def _fit_other(self, X, y):
+        self._check_gradient_params()
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
+        for name in ("_ftl", "_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
+            self.__dict__.pop(name, None)
+        self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
+        W, event = self._fit_gradient(SquaredLoss(self._y_bound), self._augment(X),
+                                      clip_labels(y, self._y_bound))
+        self._publish(W[0])
+        self.n_samples_seen_ = X.shape[0]
+        self._one_shot = True
+        self._releases = 1
+        self.privacy_spent_ = self._spent(event, 1)
+        self._publish_mi()
 
     # ----------------------------------------------------------- using
     def predict(self, X):

@@ -1,5 +1,7 @@
 """Private online learning algorithms (numpy only, no scikit-learn)."""
 
+from ._factory import GRADIENT_ALGORITHMS, fit_once, make_stream
+from ._ftal import PrivateFTAL
 from ._ftl import (
     PrivateQuadraticFTL,
     default_scales,
@@ -8,5 +10,24 @@ from ._ftl import (
     one_shot_ridge,
     ridge_from_sums,
 )
+from ._gradient import ImplicitGD, ProjectedGD
+from ._mi_ogd import MutualInformationOGD
+from ._pocp import OutputPerturbation, offline_release
 
-__all__ = ["PrivateQuadraticFTL", "default_scales", "joint_sensitivity", "one_shot_event", "one_shot_ridge", "ridge_from_sums"]
+__all__ = [
+    "GRADIENT_ALGORITHMS",
+    "ImplicitGD",
+    "MutualInformationOGD",
+    "OutputPerturbation",
+    "PrivateFTAL",
+    "PrivateQuadraticFTL",
+    "ProjectedGD",
+    "default_scales",
+    "fit_once",
+    "joint_sensitivity",
+    "make_stream",
+    "offline_release",
+    "one_shot_event",
+    "one_shot_ridge",
+    "ridge_from_sums",
+]

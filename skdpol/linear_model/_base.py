@@ -1,0 +1,144 @@
+"""What the linear estimators share: bounds, transactions, accounting, and
+the gradient-family algorithms (igd, giga, ftal, mi-ogd) behind ``algorithm``."""
+
+import copy
+import math
+import warnings
+
+import numpy as np
+
+from ..accounting import PrivacySpent, epsilon_spent
+from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
+from ..online import fit_once, make_stream
+from ..utils import clip_rows, row_norms_max
+
+
+def make_rng(random_state):
+    """A Generator from ``random_state`` (a RandomState gives 128 bits of seed)."""
+    if isinstance(random_state, np.random.RandomState):
+        random_state = int.from_bytes(random_state.bytes(16), "little")
+    return np.random.default_rng(random_state)
+
+
+class PrivateLinearMixin:
+    """Shared machinery; the estimators hold no numerics of their own."""
+
+    # ----------------------------------------------------------- state
+    def _transaction(self, method, *args):
+        """Run ``method(*args)``; on any error restore the state as it was."""
+        saved = copy.deepcopy(self.__dict__)  # curator state included: RNG, sums
+        try:
+            return method(*args)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    @property
+    def _noise(self):
+        # pure DP needs Laplace noise; epsilon=inf draws no noise at all
+        return "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
+
+    def _row_bound(self, data_norm):
+        return math.sqrt(2.0) * data_norm if self.fit_intercept else data_norm
+
+    def _resolve_data_norm(self, X):
+        if self.data_norm is not None:
+            return float(self.data_norm), True
+        warnings.warn(
+            "data_norm is None: the row-norm bound was read off the data, which "
+            "leaks it and voids the guarantee for it. Pass data_norm.",
+            PrivacyLeakWarning, stacklevel=4,
+        )
+        return row_norms_max(X) or 1.0, False
+
+    def _check_horizon(self, n_rows):
+        seen = getattr(self, "n_samples_seen_", 0)
+        if self.horizon is not None and seen + n_rows > self.horizon:
+            raise BudgetExhaustedError(
+                f"this call's {n_rows} rows after the {seen} already seen would "
+                f"pass horizon={self.horizon}; nothing was learned."
+            )
+
+    def _augment(self, X):
+        """Clip rows to ``data_norm``, then append the intercept column."""
+        X = clip_rows(X, self._data_norm)
+        if not self.fit_intercept:
+            return X
+        return np.hstack([X, np.full((X.shape[0], 1), self._data_norm)])
+
+    def _spent(self, event, releases):
+        if math.isinf(self.epsilon):
+            eps, method = math.inf, "none (epsilon=inf)"
+        else:
+            eps, method = epsilon_spent(event, self.delta)
+            overspent = eps > self.epsilon * (1 + 1e-9)
+            if self.noise_calibration == "paper" and overspent and not self._overspend_warned:
+                self._overspend_warned = True  # once per stream, not once per call
+                warnings.warn(
+                    f"noise_calibration='paper' has spent epsilon={eps:.4g} > "
+                    f"epsilon={self.epsilon}: the seed's formula under-noises here "
+                    "(its noise scales like 1/sqrt(epsilon) where a Gaussian "
+                    "mechanism needs 1/epsilon). Use the default calibration.",
+                    PrivacyLeakWarning, stacklevel=5,
+                )
+        return PrivacySpent(
+            epsilon=float(eps), delta=float(self.delta), accountant=method,
+            bounds_trusted=self._bounds_trusted, releases=releases,
+        )
+
+    # ----------------------------------------------------------- gradient family
+    def _publish_mi(self):
+        if self.algorithm == "mi-ogd" and hasattr(self, "_algo"):
+            self.mutual_information_bound_ = self._algo.mutual_information_bound()
+        else:
+            self.__dict__.pop("mutual_information_bound_", None)
+
+    def _check_gradient_params(self):
+        if self.noise_calibration == "paper":
+            if self.algorithm == "mi-ogd":
+                raise ValueError(
+                    "noise_calibration='paper' is not defined for algorithm='mi-ogd': "
+                    "seed 000 states a mutual-information bound, not a noise formula."
+                )
+            if self.horizon is None:
+                raise ValueError("noise_calibration='paper' needs a finite horizon.")
+            if self.delta == 0 and self.algorithm != "ftal":
+                raise ValueError("noise_calibration='paper' needs delta > 0.")
+        if self.feedback == "bandit" and self.algorithm != "mi-ogd":
+            raise ValueError(
+                f"feedback='bandit' is only defined for algorithm='mi-ogd', "
+                f"not {self.algorithm!r}."
+            )
+
+    def _algorithm_params(self, loss, n_columns):
+        row_bound = self._row_bound(self._data_norm)
+        return dict(loss=loss, n_features=n_columns,
+                    radius=loss.optimum_radius(self.alpha), alpha=self.alpha,
+                    row_bound=row_bound, batch_size=self.batch_size,
+                    epsilon=self.epsilon, delta=self.delta, noise=self._noise,
+                    calibration=self.noise_calibration, feedback=self.feedback)
+
+    def _start_gradient_stream(self, loss, n_columns):
+        self._rng = make_rng(self.random_state)
+        self._overspend_warned = False
+        self._releases = 0
+        rounds = None if self.horizon is None else max(1, self.horizon // self.batch_size)
+        self._algo = make_stream(self.algorithm, **self._algorithm_params(loss, n_columns),
+                                 horizon=rounds, rng=self._rng)
+
+    def _learn_gradient(self, Xa, ya, trace):
+        self._algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
+        models = self._algo.learn(Xa, ya, trace=trace)
+        self._releases += Xa.shape[0] if trace else 1
+        return models
+
+    def _fit_gradient(self, loss, Xa, ya):
+        self._rng = make_rng(self.random_state)
+        self._overspend_warned = False
+        W, event, stream = fit_once(self.algorithm, Xa, ya,
+                                    **self._algorithm_params(loss, Xa.shape[1]),
+                                    rng=self._rng)
+        if stream is not None:
+            self._algo = stream
+        return W, event

@@ -1,0 +1,69 @@
+"""Build a private streaming algorithm from the estimators' parameters."""
+
+import math
+
+from dp_accounting import GaussianDpEvent
+
+from ..accounting import calibrate_noise_multiplier
+from ..mechanisms import tree_event
+from ._ftal import PrivateFTAL
+from ._gradient import ImplicitGD, ProjectedGD
+from ._mi_ogd import MutualInformationOGD
+from ._pocp import OutputPerturbation, offline_release
+
+GRADIENT_ALGORITHMS = ("ftal", "igd", "giga", "mi-ogd")
+
+
+def _base(algorithm, common, rng):
+    if algorithm == "igd":
+        return ImplicitGD(**common)
+    return ProjectedGD(**common, rng=rng)
+
+
+def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
+                horizon, epsilon, delta, noise, calibration, feedback, rng):
+    """The continual-release algorithm; ``horizon`` in rounds (or None)."""
+    common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
+                  row_bound=row_bound, batch_size=batch_size, horizon=horizon)
+    private = not math.isinf(epsilon)
+    if algorithm in ("igd", "giga"):
+        return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
+                                  delta=delta, noise=noise, calibration=calibration, rng=rng)
+    if algorithm == "ftal":
+        if calibration == "paper":
+            # seed 001's TBAP: pure-DP L2-Laplace nodes, epsilon split over the levels
+            noise = "laplace"
+        m = 0.0
+        if private:
+            m = calibrate_noise_multiplier(
+                lambda m: tree_event(noise_multiplier=m, horizon=horizon, noise=noise),
+                epsilon, 0.0 if noise == "laplace" else delta)
+        return PrivateFTAL(**common, noise_multiplier=m, noise=noise, rng=rng)
+    if algorithm == "mi-ogd":
+        m = 0.0
+        if private:
+            m = (1.0 / epsilon if noise == "laplace"
+                 else calibrate_noise_multiplier(GaussianDpEvent, epsilon, delta))
+        return MutualInformationOGD(**common, feedback=feedback, noise_multiplier=m,
+                                    noise=noise, rng=rng)
+    raise ValueError(f"unknown algorithm {algorithm!r}.")
+
+
+def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
+             epsilon, delta, noise, calibration, feedback, rng):
+    """``fit``'s one release: POL for igd/ftal, averaged GIGA for giga.
+
+    Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
+    improve with one release (each row already pays once), so it streams.
+    """
+    common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
+                  row_bound=row_bound, batch_size=batch_size, horizon=None)
+    if algorithm == "mi-ogd":
+        stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
+                             calibration=calibration, feedback=feedback, rng=rng)
+        stream.learn(X, y)
+        return stream.published.copy(), stream.event(), stream
+    base = _base("giga" if algorithm == "giga" else "igd", common, rng)
+    W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
+                               rng=rng, calibration=calibration)
+    return W, event, None

@@ -1,0 +1,74 @@
+"""Private Follow-the-Approximate-Leader (seed 001's PFTAL; "DP-FTRL").
+
+Round t's loss f_t(W) = mean-free sum over its b rows of
+l(W v) + alpha/2 ||W||^2 is alpha-strongly convex per row, so it lies above
+the quadratic <g, W> + (alpha/2) ||W - W_t||^2 around the published point
+W_t (g its gradient there). Following the leader of those surrogates over
+all n rows seen gives
+
+    W_{t+1} = Pi_C(mean of the W_tau - G_t / (alpha n)) = Pi_C(-S_t / (alpha n)),
+
+G_t the sum of the surrogate gradients g = grad l + alpha W_tau and S_t the
+sum of the loss gradients grad l(W_tau; v) alone (the alpha W_tau terms
+cancel the mean). The W_tau are published already, so only S_t needs
+privacy: it comes from the tree of private prefix sums. One row moves one
+leaf by at most 2 L (two gradients of norm <= L at the same public point),
+and lies in one node per level; the tree's event is the whole cost, for
+every round's model together.
+"""
+
+import numpy as np
+
+from ..mechanisms import PrivatePrefixSum
+from ._rounds import RoundBuffer, project_ball
+
+
+class PrivateFTAL(RoundBuffer):
+    """Private FTAL over the ball C with tree-aggregated gradients.
+
+    Parameters
+    ----------
+    loss : skdpol.losses loss
+    n_features : int
+    radius : float
+        Radius of C; ``loss.lipschitz(row_bound, radius)`` bounds a gradient.
+    alpha : float
+    row_bound : float
+    batch_size : int
+    horizon : int or None
+        Rounds (tree leaves) planned.
+    noise_multiplier : float
+        Tree node noise in units of the leaf sensitivity 2 L.
+    noise : {"gaussian", "laplace"}
+    rng : numpy.random.Generator
+    """
+
+    def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
+                 horizon=None, noise_multiplier, noise="gaussian", rng):
+        super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
+                         batch_size=batch_size, horizon=horizon)
+        self.loss = loss
+        self.radius = float(radius)
+        self.alpha = float(alpha)
+        self.lipschitz = loss.lipschitz(row_bound, radius)
+        self._tree = PrivatePrefixSum(
+            dim=self.n_outputs * self.n_features, sensitivity=2.0 * self.lipschitz,
+            noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
+        )
+        self.W = np.zeros((self.n_outputs, self.n_features))
+
+    @property
+    def published(self):
+        return self.W
+
+    def _round(self, X, y):
+        self._tree.add(self.loss.gradient(self.W, X, y).ravel(), 1)
+        n_rows = (self.n_rounds + 1) * self.batch_size
+        S = self._tree.release().reshape(self.W.shape)
+        self.W = project_ball(-S / (self.alpha * n_rows), self.radius)
+
+    def _publish(self):
+        pass
+
+    def event(self):
+        return self._tree.event(self.n_rounds)

@@ -1,0 +1,98 @@
+"""Rows -> rounds: the buffer every round-based algorithm shares.
+
+A round is ``batch_size`` rows. Rows of an incomplete round wait, exactly and
+unpublished, in underscore attributes (curator state) until it completes.
+``horizon`` counts rounds; a call that would pass it raises
+:class:`~skdpol.BudgetExhaustedError` before anything changes.
+"""
+
+import numpy as np
+
+from ..exceptions import BudgetExhaustedError
+
+
+class RoundBuffer:
+    """Base class: split rows into rounds and run ``self._round`` on each.
+
+    Subclasses implement ``_round(X, y)`` (one round's clipped rows and
+    encoded labels), ``_publish()`` (make the model after the last round
+    public) and the ``published`` property (the current public model).
+    The rows of a round are clipped already; a generator never stops early
+    (the remainder is stored once the rounds are done).
+    """
+
+    def __init__(self, *, n_features, n_outputs, batch_size, horizon):
+        self.n_features = int(n_features)
+        self.n_outputs = int(n_outputs)
+        self.batch_size = int(batch_size)
+        self.horizon = None if horizon is None else int(horizon)
+        self.n_rounds = 0
+        self._pending_X = np.empty((0, self.n_features))
+        self._pending_y = np.empty(0)
+
+    @property
+    def n_rows_used(self):
+        """Rows in completed rounds (the published model's data)."""
+        return self.n_rounds * self.batch_size
+
+    def check_room(self, n_rows):
+        new_rounds = (self._pending_X.shape[0] + n_rows) // self.batch_size
+        if self.horizon is not None and self.n_rounds + new_rounds > self.horizon:
+            raise BudgetExhaustedError(
+                f"{n_rows} more rows would make {self.n_rounds + new_rounds} rounds, "
+                f"past horizon={self.horizon} rounds; nothing was learned."
+            )
+
+    def run(self, X, y):
+        """Consume rows, yielding after each completed round (curator use)."""
+        self.check_room(X.shape[0])
+        if self._pending_X.shape[0]:
+            X = np.concatenate([self._pending_X, X])
+            y = np.concatenate([self._pending_y, y])
+        b = self.batch_size
+        n_complete = X.shape[0] // b
+        for r in range(n_complete):
+            self._round(X[r * b:(r + 1) * b], y[r * b:(r + 1) * b])
+            self.n_rounds += 1
+            yield
+        self._pending_X = X[n_complete * b:].copy()
+        self._pending_y = y[n_complete * b:].copy()
+
+    def learn(self, X, y, trace=False):
+        """Consume rows; with ``trace`` return the public model before each round.
+
+        With ``trace`` every round's model is published (and accounted for);
+        otherwise only the model after the last complete round is.
+        """
+        before = self.n_rounds
+        models = []
+        if trace:
+            models.append(self.published.copy())
+        for _ in self.run(X, y):
+            if trace:
+                self._publish()
+                models.append(self.published.copy())
+        if not trace:
+            if self.n_rounds > before:
+                self._publish()
+            return None
+        return np.array(models[:-1]).reshape(-1, self.n_outputs, self.n_features)
+
+    def _round(self, X, y):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _publish(self):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def project_ball(W, radius):
+    """Euclidean projection of W onto the (Frobenius) ball of the given radius."""
+    norm = float(np.sqrt(np.sum(W * W)))
+    return W * (radius / norm) if norm > radius else W
+
+
+def uniform_in_ball(rng, shape, radius):
+    """A point drawn uniformly from the Frobenius ball (data-independent)."""
+    direction = rng.standard_normal(shape)
+    direction /= np.linalg.norm(direction)
+    return direction * radius * rng.random() ** (1.0 / direction.size)
