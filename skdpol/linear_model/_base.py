@@ -26,7 +26,10 @@ class PrivateLinearMixin:
     # ----------------------------------------------------------- state
     def _transaction(self, method, *args):
         """Run ``method(*args)``; on any error restore the state as it was."""
-        saved = copy.deepcopy(self.__dict__)  # curator state included: RNG, sums
+        saved = dict(self.__dict__)
+        # the mutable curator state, copied together so shared objects stay shared
+        live = {k: saved[k] for k in ("_algo", "_ftl", "_rng") if k in saved}
+        saved.update(copy.deepcopy(live))
         try:
             return method(*args)
         except BaseException:
@@ -61,11 +64,18 @@ class PrivateLinearMixin:
             )
 
     def _augment(self, X):
-        """Clip rows to ``data_norm``, then append the intercept column."""
-        X = clip_rows(X, self._data_norm)
+        """Clip rows to ``data_norm``, then append the intercept column (one copy)."""
         if not self.fit_intercept:
-            return X
-        return np.hstack([X, np.full((X.shape[0], 1), self._data_norm)])
+            return clip_rows(X, self._data_norm)
+        d = X.shape[1]
+        out = np.empty((X.shape[0], d + 1))
+        out[:, :d] = X
+        out[:, d] = self._data_norm
+        sq_norms = np.einsum("ij,ij->i", X, X)
+        over = sq_norms > self._data_norm**2
+        if over.any():
+            out[over, :d] *= (self._data_norm / np.sqrt(sq_norms[over]))[:, None]
+        return out
 
     def _spent(self, event, releases):
         if math.isinf(self.epsilon):

@@ -46,16 +46,18 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
     {epsilon}
     {delta}
     {data_norm}
-    alpha : float, default=0.01
+    alpha : float, default=0.05
         Strong convexity (L2 penalty per row). The noise in the model scales
-        like ``data_norm / (alpha * n_samples)``: raise it for short streams
-        or large ``data_norm``.
+        like ``data_norm / (alpha * n_samples)`` and the penalty's bias grows
+        with ``alpha``: raise it for short streams or large ``data_norm``,
+        lower it for long streams (see the user guide for the measurements
+        behind the default).
     algorithm : {{"ftal", "igd", "giga", "mi-ogd"}}, default="ftal"
         See above and the user guide's page on the algorithm families.
     feedback : {{"full", "bandit"}}, default="full"
         ``"bandit"`` (only with ``algorithm="mi-ogd"``) uses one loss value
         per row at a randomly perturbed model instead of the gradient.
-    batch_size : int, default=256
+    batch_size : int, default=512
         Rows per round: the gradient of a round is one vectorised product.
         1 reproduces the seeds' per-row rounds (a Python loop per row, about
         10-100 times slower). Rows of an incomplete round wait, exactly and
@@ -147,8 +149,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=0.01,
-                 algorithm="ftal", feedback="full", batch_size=256, horizon=None,
+    def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=0.05,
+                 algorithm="ftal", feedback="full", batch_size=512, horizon=None,
                  noise_calibration="tight", fit_intercept=True, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -242,7 +244,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
                 "label set is public information)."
             )
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64)
-        check_classification_targets(y)
+        if first_call:  # later calls: every label must be in classes_ (_encode)
+            check_classification_targets(y)
         if first_call:
             self._set_classes(classes, y)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):

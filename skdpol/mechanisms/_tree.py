@@ -115,12 +115,20 @@ class PrivatePrefixSum:
         return self.sensitivity * self.noise_multiplier * w
 
     def _node_generator(self, h, k):
-        bitgen = np.random.Philox(key=self._key)
-        state = bitgen.state
-        state["state"]["counter"] = np.array([0, 0, k, h], dtype=np.uint64)
-        state["buffer_pos"] = 4  # discard anything buffered under the old counter
-        bitgen.state = state
-        return np.random.Generator(bitgen)
+        # one Philox reused for every node: resetting its state is ~10x cheaper
+        # than building a generator, and gives the same stream for (key, counter)
+        gen = self.__dict__.get("_gen")
+        if gen is None:
+            gen = self._gen = np.random.Generator(np.random.Philox(key=self._key))
+        gen.bit_generator.state = {
+            "bit_generator": "Philox",
+            "state": {"counter": np.array([0, 0, k, h], dtype=np.uint64), "key": self._key},
+            "buffer": np.zeros(4, dtype=np.uint64),
+            "buffer_pos": 4,  # nothing buffered under the new counter
+            "has_uint32": 0,
+            "uinteger": 0,
+        }
+        return gen
 
     def _draw_node(self, h, k):
         if self.noise_multiplier == 0:

@@ -107,12 +107,15 @@ def _newton_cg(loss, Z, X, y, eta, tol):
     def objective(W):
         return 0.5 * np.sum((W - Z) ** 2) + c * np.sum(loss.value(X @ W.T, y))
 
+    def gradient(W, S):
+        return (W - Z) + c * (loss.derivative(S, y).T @ X)
+
     W = Z.copy()
+    S = X @ W.T
+    grad = gradient(W, S)
+    gnorm = math.sqrt(np.sum(grad * grad))
     F = objective(W)
     for _ in range(_MAX_NEWTON):
-        S = X @ W.T
-        grad = (W - Z) + c * (loss.derivative(S, y).T @ X)
-        gnorm = math.sqrt(np.sum(grad * grad))
         if gnorm <= tol:
             return W
 
@@ -124,11 +127,16 @@ def _newton_cg(loss, Z, X, y, eta, tol):
         step = 1.0
         for _ in range(40):
             W_new = W + step * P
+            S_new = X @ W_new.T
+            grad_new = gradient(W_new, S_new)
+            gnorm_new = math.sqrt(np.sum(grad_new * grad_new))
             F_new = objective(W_new)
-            if F_new <= F + 1e-4 * step * slope or step < 1e-12:
+            # Armijo on F, or (near the optimum, where F no longer resolves
+            # the decrease) a smaller gradient: both keep Newton globally safe
+            if F_new <= F + 1e-4 * step * slope or gnorm_new < 0.5 * gnorm:
                 break
             step *= 0.5
-        W, F = W_new, F_new
+        W, S, grad, gnorm, F = W_new, S_new, grad_new, gnorm_new, F_new
     raise ProxNotConvergedError("the implicit step did not converge.")
 
 

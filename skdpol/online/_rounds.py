@@ -46,17 +46,27 @@ class RoundBuffer:
     def run(self, X, y):
         """Consume rows, yielding after each completed round (curator use)."""
         self.check_room(X.shape[0])
-        if self._pending_X.shape[0]:
-            X = np.concatenate([self._pending_X, X])
-            y = np.concatenate([self._pending_y, y])
         b = self.batch_size
-        n_complete = X.shape[0] // b
+        waiting = self._pending_X.shape[0]
+        start = 0
+        if waiting and waiting + X.shape[0] >= b:  # complete the waiting round first
+            start = b - waiting
+            self._round(np.concatenate([self._pending_X, X[:start]]),
+                        np.concatenate([self._pending_y, y[:start]]))
+            self.n_rounds += 1
+            waiting = 0
+            self._pending_X = self._pending_X[:0]
+            self._pending_y = self._pending_y[:0]
+            yield
+        n_complete = (X.shape[0] - start) // b if not waiting else 0
         for r in range(n_complete):
-            self._round(X[r * b:(r + 1) * b], y[r * b:(r + 1) * b])
+            lo = start + r * b
+            self._round(X[lo:lo + b], y[lo:lo + b])
             self.n_rounds += 1
             yield
-        self._pending_X = X[n_complete * b:].copy()
-        self._pending_y = y[n_complete * b:].copy()
+        tail = start + n_complete * b
+        self._pending_X = np.concatenate([self._pending_X, X[tail:]])
+        self._pending_y = np.concatenate([self._pending_y, y[tail:]])
 
     def learn(self, X, y, trace=False):
         """Consume rows; with ``trace`` return the public model before each round.
