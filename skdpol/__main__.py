@@ -1,4 +1,4 @@
-"""Command line: ``python -m skdpol demo`` and ``python -m skdpol reproduce olr``."""
+"""Command line: ``python -m skdpol demo`` and ``python -m skdpol reproduce {olr,covertype}``."""
 
 import argparse
 import sys
@@ -37,10 +37,22 @@ def demo(args):
 
 
 def reproduce(args):
+    if args.experiment == "covertype":
+        from skdpol._reproduce_covertype import reproduce_covertype
+
+        options = {"n_runs": args.n_runs, "n_samples": args.n_samples}
+        table = reproduce_covertype(
+            out_dir=args.out_dir, **{k: v for k, v in options.items() if v is not None})
+        print(table.set_index("epsilon").T.to_string())  # one column per epsilon
+        return 0
     from skdpol._reproduce import reproduce_olr
 
     if args.experiment != "olr":
-        print(f"unknown experiment {args.experiment!r}; available: olr", file=sys.stderr)
+        print(f"unknown experiment {args.experiment!r}; available: olr, covertype",
+              file=sys.stderr)
+        return 2
+    if args.n_runs is not None or args.n_samples is not None:
+        print("--n-runs and --n-samples only apply to 'covertype'", file=sys.stderr)
         return 2
     table = reproduce_olr(out_dir=args.out_dir)
     print(table.to_string(index=False))
@@ -57,8 +69,12 @@ def main(argv=None):
     p_demo.add_argument("--random-state", type=int, default=None)
     p_demo.set_defaults(func=demo)
     p_rep = sub.add_parser("reproduce", help="reproduce a seed experiment")
-    p_rep.add_argument("experiment", choices=["olr"])
+    p_rep.add_argument("experiment", choices=["olr", "covertype"])
     p_rep.add_argument("--out-dir", default="docs")
+    p_rep.add_argument("--n-runs", type=int, default=None,
+                       help="covertype only: runs to average (default 10)")
+    p_rep.add_argument("--n-samples", type=int, default=None,
+                       help="covertype only: rows per run, 10%% held out (default 200000)")
     p_rep.set_defaults(func=reproduce)
     args = parser.parse_args(argv)
     return args.func(args)

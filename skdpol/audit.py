@@ -140,7 +140,7 @@ def _default_statistic(model, canary_x):
 def audit_estimator(estimator, X, y, canary_x, canary_y, *, index=0,
                     method="fit", chunks=None, statistic=None, n_runs=1000,
                     delta=None, epsilon_claimed=None, confidence=0.95,
-                    random_state=0):
+                    random_state=0, fit_params=None):
     """Audit an estimator's claimed epsilon on one pair of neighbouring data sets.
 
     D is ``(X, y)``; D' is the same with row ``index`` replaced by
@@ -177,6 +177,8 @@ def audit_estimator(estimator, X, y, canary_x, canary_y, *, index=0,
     confidence : float, default=0.95
     random_state : int, default=0
         Base of the per-run seeds (D uses base + i, D' base + n_runs + i).
+    fit_params : dict or None
+        Passed to every ``fit`` / ``partial_fit`` call (e.g. ``classes``).
 
     Returns
     -------
@@ -213,16 +215,18 @@ def audit_estimator(estimator, X, y, canary_x, canary_y, *, index=0,
     statistic = statistic or default
     canary_x = np.asarray(canary_x, dtype=float)
 
+    fit_params = fit_params or {}
+
     def run(Xd, yd, seed):
         est = clone(estimator).set_params(random_state=seed)
         models = []
         if method == "fit":
-            est.fit(Xd, yd)
+            est.fit(Xd, yd, **fit_params)
             models.append(est.public_model())
         else:
             start = 0
             for size in chunks:
-                est.partial_fit(Xd[start:start + size], yd[start:start + size])
+                est.partial_fit(Xd[start:start + size], yd[start:start + size], **fit_params)
                 models.append(est.public_model())
                 start += size
         return statistic(models, canary_x), est.privacy_spent_

@@ -82,6 +82,12 @@ class PrivatePrefixSum:
         self._t = 0
         self._cache = {}
 
+    def __getstate__(self):
+        # the Philox scratch generator is rebuilt from the key on demand
+        state = dict(self.__dict__)
+        state.pop("_gen", None)
+        return state
+
     def __copy__(self):
         # arrays are replaced, never written in place; only the cache dict mutates
         clone = object.__new__(type(self))

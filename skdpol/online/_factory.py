@@ -21,14 +21,19 @@ def _base(algorithm, common, rng):
 
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
-                horizon, epsilon, delta, noise, calibration, feedback, rng):
-    """The continual-release algorithm; ``horizon`` in rounds (or None)."""
+                horizon, epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0):
+    """The continual-release algorithm; ``horizon`` in rounds (or None).
+
+    ``noise_factor`` scales the calibrated noise; only the audit tests set it
+    (below 1, to check that an under-noised release is caught).
+    """
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=horizon)
     private = not math.isinf(epsilon)
     if algorithm in ("igd", "giga"):
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
-                                  delta=delta, noise=noise, calibration=calibration, rng=rng)
+                                  delta=delta, noise=noise, calibration=calibration, rng=rng,
+                                  noise_factor=noise_factor)
     if algorithm == "ftal":
         if calibration == "paper":
             # seed 001's TBAP: pure-DP L2-Laplace nodes, epsilon split over the levels
@@ -37,20 +42,21 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         if private:
             m = calibrate_noise_multiplier(
                 lambda m: tree_event(noise_multiplier=m, horizon=horizon, noise=noise),
-                epsilon, 0.0 if noise == "laplace" else delta)
+                epsilon, 0.0 if noise == "laplace" else delta) * noise_factor
         return PrivateFTAL(**common, noise_multiplier=m, noise=noise, rng=rng)
     if algorithm == "mi-ogd":
         m = 0.0
         if private:
             m = (1.0 / epsilon if noise == "laplace"
                  else calibrate_noise_multiplier(GaussianDpEvent, epsilon, delta))
+            m *= noise_factor
         return MutualInformationOGD(**common, feedback=feedback, noise_multiplier=m,
                                     noise=noise, rng=rng)
     raise ValueError(f"unknown algorithm {algorithm!r}.")
 
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
-             epsilon, delta, noise, calibration, feedback, rng):
+             epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0):
     """``fit``'s one release: POL for igd/ftal, averaged GIGA for giga.
 
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
@@ -60,10 +66,11 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
                   row_bound=row_bound, batch_size=batch_size, horizon=None)
     if algorithm == "mi-ogd":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
-                             calibration=calibration, feedback=feedback, rng=rng)
+                             calibration=calibration, feedback=feedback, rng=rng,
+                             noise_factor=noise_factor)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
     base = _base("giga" if algorithm == "giga" else "igd", common, rng)
     W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
-                               rng=rng, calibration=calibration)
+                               rng=rng, calibration=calibration, noise_factor=noise_factor)
     return W, event, None

@@ -118,6 +118,7 @@ class ImplicitGD(RoundBuffer):
             self.centre = np.zeros(shape)
         self.W = self.centre.copy()
         self._A = self.alpha
+        self.free_rounds = 0  # rounds whose iterate does not depend on the data
 
     @property
     def published(self):
@@ -164,6 +165,7 @@ class ProjectedGD(RoundBuffer):
         self.lipschitz = loss.lipschitz(row_bound, radius)
         beta = self.alpha + loss.smoothness(row_bound)
         self.warm_up = math.ceil(beta / self.alpha + 0.5)
+        self.free_rounds = self.warm_up - 1
         self._rng = rng
         self.W = uniform_in_ball(rng, (self.n_outputs, self.n_features), self.radius)
 

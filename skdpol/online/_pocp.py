@@ -86,7 +86,8 @@ class OutputPerturbation:
         Curator state.
     """
 
-    def __init__(self, base, *, epsilon, delta, noise, calibration="tight", rng):
+    def __init__(self, base, *, epsilon, delta, noise, calibration="tight", rng,
+                 noise_factor=1.0):
         self.base = base
         self.noise = noise
         self._rng = rng
@@ -94,7 +95,9 @@ class OutputPerturbation:
         self._eps = 0.0  # sum of 1 / m_t (Laplace releases)
         self.releases = 0
         self._published = base.W.copy()
-        T = base.horizon
+        # rounds that read no row (GIGA's warm-up) release data-free points
+        T = None if base.horizon is None else max(base.horizon - base.free_rounds, 1)
+        self._count = T
         if math.isinf(epsilon):
             self._m = 0.0
         elif calibration == "paper":
@@ -105,6 +108,7 @@ class OutputPerturbation:
             count = 1 if T is None else T
             self._m = calibrate_noise_multiplier(
                 lambda m: GaussianDpEvent(m / math.sqrt(count)), epsilon, delta)
+        self._m *= noise_factor  # < 1 only in the audit tests' deliberately broken copies
 
     @property
     def n_rounds(self):
@@ -123,7 +127,7 @@ class OutputPerturbation:
 
     def multiplier(self, t):
         """Noise multiplier of a release after round t."""
-        if self.base.horizon is not None:
+        if self._count is not None:
             return self._m
         w = _weight(t)
         return self._m * (math.sqrt(w) if self.noise == "gaussian" else w)
@@ -170,7 +174,8 @@ def paper_offline_multiplier(epsilon, delta):
     return math.sqrt(2.0 * (math.log(1.0 / delta) + epsilon)) / epsilon
 
 
-def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tight"):
+def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tight",
+                    noise_factor=1.0):
     """POL: one pass of ``base``, then one noisy release of the averaged iterate.
 
     Returns
@@ -199,5 +204,8 @@ def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tigh
     else:
         m = calibrate_noise_multiplier(GaussianDpEvent, epsilon, delta)
         event = GaussianDpEvent(m)
+    m *= noise_factor
+    if noise_factor != 1.0:
+        event = GaussianDpEvent(m) if noise == "gaussian" else pure_dp_event(1.0 / m)
     noisy = mean + _noise(rng, mean.shape, m * sens, noise)
     return project_ball(noisy, base.radius), event
