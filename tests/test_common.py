@@ -4,11 +4,15 @@ import warnings
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skdpol import PrivacyLeakWarning, PrivateOnlineRegressor
+from skdpol import PrivacyLeakWarning, PrivateOnlineLogistic, PrivateOnlineRegressor
 
 ESTIMATORS = [
     PrivateOnlineRegressor(),  # defaults: bounds read off the data (warns)
     PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0, delta=0.0),  # pure DP path
+    PrivateOnlineLogistic(),  # defaults (FTAL; fit = POL); warns about bounds and classes
+    PrivateOnlineLogistic(data_norm=5.0, delta=0.0, batch_size=1),  # pure DP, per-row
+    PrivateOnlineLogistic(data_norm=5.0, algorithm="igd"),
+    PrivateOnlineLogistic(data_norm=5.0, algorithm="mi-ogd"),
 ]
 
 

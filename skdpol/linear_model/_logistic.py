@@ -182,7 +182,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         classes = np.unique(np.asarray(classes))
         if classes.size < 2:
             raise ValueError(
-                f"PrivateOnlineLogistic needs at least 2 classes; got {classes.size} "
+                f"PrivateOnlineLogistic needs at least 2 classes; got {classes.size} class"
+                f"{'' if classes.size == 1 else 'es'} "
                 f"({classes.tolist()})."
             )
         self.classes_ = classes
@@ -238,6 +239,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
                 self.__dict__.pop(name, None)
         first_call = not hasattr(self, "_algo")
         self._check_gradient_params()
+        if first_call and classes is None and hasattr(self, "classes_"):
+            classes = self.classes_  # a stream after fit keeps fit's label set
         if first_call and classes is None:
             raise ValueError(
                 "classes must be passed on the first call to partial_fit (the "

@@ -9,17 +9,19 @@ W*: the solver stops only once that certificate holds. The privacy proofs
 One row with a scalar margin (the seeds' per-row rounds) is solved in the
 margin s = v.W: closed form for the squared and hinge losses, a safeguarded
 scalar Newton iteration for the logistic loss. Anything else uses Newton-CG
-on W with Hessian-vector products (no d x d matrix is formed).
+on W with Hessian-vector products (no d x d matrix is formed), and, if
+that stalls (saturated softmax margins), scipy's trust-region Newton-CG.
 """
 
 import math
 
 import numpy as np
+from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..losses import HingeLoss, LogisticLoss, SquaredLoss
 
-_MAX_NEWTON = 60
+_MAX_NEWTON = 30
 
 
 class ProxNotConvergedError(RuntimeError):
@@ -85,7 +87,7 @@ def _logistic_root(a, k, y, scale, tol):
     g0 = deriv(a)
     lo, hi = sorted((a, a - k * g0))
     s = a - k * g0 / (1.0 + k * 0.25)
-    for _ in range(_MAX_NEWTON):
+    for _ in range(200):  # Newton, or bisection when it leaves the bracket
         g = deriv(s)
         if scale * abs(deriv(a - k * g) - g) <= tol:
             return g
@@ -137,6 +139,31 @@ def _newton_cg(loss, Z, X, y, eta, tol):
                 break
             step *= 0.5
         W, S, grad, gnorm, F = W_new, S_new, grad_new, gnorm_new, F_new
+    return _trust_region(objective, gradient, loss, Z, X, y, c, W, tol)
+
+
+def _trust_region(objective, gradient, loss, Z, X, y, c, W0, tol):
+    """Fallback for saturated softmax margins, where line-searched Newton crawls."""
+    shape = W0.shape
+
+    def fun(w):
+        return objective(w.reshape(shape))
+
+    def jac(w):
+        W = w.reshape(shape)
+        return gradient(W, X @ W.T).ravel()
+
+    def hessp(w, p):
+        W, U = w.reshape(shape), p.reshape(shape)
+        S = X @ W.T
+        return (U + c * (loss.curvature_product(S, y, X @ U.T).T @ X)).ravel()
+
+    res = minimize(fun, W0.ravel(), jac=jac, hessp=hessp, method="trust-ncg",
+                   options=dict(gtol=tol, maxiter=1000))
+    W = res.x.reshape(shape)
+    grad = gradient(W, X @ W.T)
+    if math.sqrt(np.sum(grad * grad)) <= tol:
+        return W
     raise ProxNotConvergedError("the implicit step did not converge.")
 
 
