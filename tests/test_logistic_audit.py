@@ -41,7 +41,7 @@ def _setting(n=8, index=0, d=2):
 
 
 ESTIMATOR_CASES = {
-    "ftal partial_fit": (dict(algorithm="ftal"), "partial_fit"),
+    "ftrl (default) partial_fit": (dict(), "partial_fit"),
     "ftal partial_fit, delta=0": (dict(algorithm="ftal", delta=0.0), "partial_fit"),
     "fit (POL)": (dict(algorithm="ftal"), "fit"),
 }
@@ -73,6 +73,7 @@ def test_estimator_audit(case, audit_runs):
 # audit uses one feature: the sphere of R^1 is {-1, +1}, so the released
 # vectors form two clean branches instead of a blur over random directions.
 ALGORITHM_CASES = {
+    "ftal": (dict(algorithm="ftal", alpha=0.5), 0, 2),
     "igd": (dict(algorithm="igd", alpha=5.0), 0, 2),
     "giga": (dict(algorithm="giga", alpha=5.0), 1, 2),
     "mi-ogd full": (dict(algorithm="mi-ogd", alpha=0.5), 0, 2),

@@ -117,7 +117,7 @@ class PrivateLinearMixin:
                 )
             if self.horizon is None:
                 raise ValueError("noise_calibration='paper' needs a finite horizon.")
-            if self.delta == 0 and self.algorithm != "ftal":
+            if self.delta == 0 and self.algorithm not in ("ftal", "ftrl"):
                 raise ValueError("noise_calibration='paper' needs delta > 0.")
         if self.feedback == "bandit" and self.algorithm != "mi-ogd":
             raise ValueError(

@@ -43,7 +43,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
     alpha : float, default=0.01
         Ridge weight per row (the strong convexity of each round's loss
         f_t(x) = 1/2 (y_t - v_t.x)^2 + alpha/2 ||x||^2).
-    algorithm : {{"ftl", "ftal", "igd", "giga", "mi-ogd"}}, default="ftl"
+    algorithm : {{"ftl", "ftrl", "ftal", "igd", "giga", "mi-ogd"}}, default="ftl"
         ``"ftl"``: private Follow-the-Leader for the quadratic loss (PQFTL,
         polylog regret), the best choice for regression. The gradient
         family of :class:`~skdpol.PrivateOnlineLogistic` is available with
@@ -136,7 +136,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         "data_norm": [Interval(Real, 0, None, closed="neither"), None],
         "y_bound": [Interval(Real, 0, None, closed="neither"), None],
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        "algorithm": [StrOptions({"ftl", "ftal", "igd", "giga", "mi-ogd"})],
+        "algorithm": [StrOptions({"ftl", "ftrl", "ftal", "igd", "giga", "mi-ogd"})],
         "feedback": [StrOptions({"full", "bandit"})],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "horizon": [Interval(Integral, 1, None, closed="left"), None],

@@ -11,7 +11,7 @@ from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD
 from ._pocp import OutputPerturbation, offline_release
 
-GRADIENT_ALGORITHMS = ("ftal", "igd", "giga", "mi-ogd")
+GRADIENT_ALGORITHMS = ("ftrl", "ftal", "igd", "giga", "mi-ogd")
 
 
 def _base(algorithm, common, rng):
@@ -34,7 +34,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
                                   delta=delta, noise=noise, calibration=calibration, rng=rng,
                                   noise_factor=noise_factor)
-    if algorithm == "ftal":
+    if algorithm in ("ftal", "ftrl"):
         if calibration == "paper":
             # seed 001's TBAP: pure-DP L2-Laplace nodes, epsilon split over the levels
             noise = "laplace"
@@ -43,7 +43,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
             m = calibrate_noise_multiplier(
                 lambda m: tree_event(noise_multiplier=m, horizon=horizon, noise=noise),
                 epsilon, 0.0 if noise == "laplace" else delta) * noise_factor
-        return PrivateFTAL(**common, noise_multiplier=m, noise=noise, rng=rng)
+        return PrivateFTAL(**common, noise_multiplier=m, noise=noise, rng=rng,
+                           centre="published" if algorithm == "ftrl" else "origin")
     if algorithm == "mi-ogd":
         m = 0.0
         if private:
@@ -57,7 +58,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
              epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0):
-    """``fit``'s one release: POL for igd/ftal, averaged GIGA for giga.
+    """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga.
 
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
     improve with one release (each row already pays once), so it streams.

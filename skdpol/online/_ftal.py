@@ -15,6 +15,19 @@ privacy: it comes from the tree of private prefix sums. One row moves one
 leaf by at most 2 L (two gradients of norm <= L at the same public point),
 and lies in one node per level; the tree's event is the whole cost, for
 every round's model together.
+
+``centre="published"`` (estimator ``algorithm="ftrl"``) drops the penalty
+from the loss and keeps the quadratics around the published models: the
+leader of sum_tau <grad l(W_tau), W> + (alpha/2) ||W - W_tau||^2 is
+
+    W_{t+1} = Pi_C(mean of the W_tau - S_t / (alpha n)),
+
+FTRL-Proximal with linearised losses (McMahan 2011). Same tree, same
+sensitivity, same noise (the W_tau are public); but its fixed point is the
+*unpenalised* optimum (where the mean gradient vanishes), so alpha no longer
+biases the model towards zero; it only sets the step size 1 / (alpha n).
+Its regret is not covered by the strongly convex analysis (the loss is not
+alpha-strongly convex); it is measured instead (docs/algorithms/ftal.md).
 """
 
 import numpy as np
@@ -41,10 +54,13 @@ class PrivateFTAL(RoundBuffer):
         Tree node noise in units of the leaf sensitivity 2 L.
     noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
+    centre : {"origin", "published"}
+        Where the quadratic surrogates are centred: PFTAL on the penalised
+        loss ("origin", the seed), or FTRL-Proximal ("published").
     """
 
     def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
-                 horizon=None, noise_multiplier, noise="gaussian", rng):
+                 horizon=None, noise_multiplier, noise="gaussian", rng, centre="origin"):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -55,7 +71,11 @@ class PrivateFTAL(RoundBuffer):
             dim=self.n_outputs * self.n_features, sensitivity=2.0 * self.lipschitz,
             noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
         )
+        if centre not in ("origin", "published"):
+            raise ValueError(f"centre must be 'origin' or 'published', got {centre!r}.")
+        self.centre = centre
         self.W = np.zeros((self.n_outputs, self.n_features))
+        self._weighted_models = np.zeros_like(self.W)  # sum of b W_tau (public)
 
     @property
     def published(self):
@@ -65,7 +85,11 @@ class PrivateFTAL(RoundBuffer):
         self._tree.add(self.loss.gradient(self.W, X, y).ravel(), 1)
         n_rows = (self.n_rounds + 1) * self.batch_size
         S = self._tree.release().reshape(self.W.shape)
-        self.W = project_ball(-S / (self.alpha * n_rows), self.radius)
+        step = -S / (self.alpha * n_rows)
+        if self.centre == "published":
+            self._weighted_models += X.shape[0] * self.W
+            step += self._weighted_models / n_rows
+        self.W = project_ball(step, self.radius)
 
     def _publish(self):
         pass
