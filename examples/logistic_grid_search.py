@@ -15,7 +15,8 @@ Privacy notes:
   (epsilon, delta)-DP, but GridSearchCV fits every candidate on every fold
   and reports which scored best, so the search as a whole costs the sum over
   all the fits that touch a row (here 3 algorithms x 3 epsilons x 2 folds
-  per row), and the selection adds to that. Tune on public or synthetic
+  per row), and the selection adds to that. (``fit`` uses the same one-release
+  POL for "ftrl" and "igd", so those two rows of the table coincide.) Tune on public or synthetic
   data shaped like the private stream (as here), or budget for it.
 * ``data_norm`` comes from the generating distribution, never from the data.
 * ``classes`` is passed explicitly, so the label set is public.
@@ -52,7 +53,7 @@ def main():
     grid = GridSearchCV(
         pipe,
         {"privateonlinelogistic__epsilon": [0.5, 1.0, 2.0],
-         "privateonlinelogistic__algorithm": ["ftal", "igd", "mi-ogd"]},
+         "privateonlinelogistic__algorithm": ["ftrl", "igd", "mi-ogd"]},
         cv=3,
     )
     with warnings.catch_warnings():
@@ -67,7 +68,7 @@ def main():
     table.columns = ["algorithm", "epsilon", "cv accuracy", "std"]
     print(table.sort_values(["algorithm", "epsilon"]).to_string(index=False))
     print("(fit publishes one model: POL, the averaged implicit-gradient iterate, for "
-          "both 'ftal' and 'igd', so their rows are the same release)")
+          "both 'ftrl' and 'igd', so their rows are the same release)")
     best = grid.best_params_
     print("best:", best)
 
