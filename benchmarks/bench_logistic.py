@@ -59,8 +59,8 @@ D = 54
 DELTA = 1e-5
 HEAD_EPS = 1.0
 EPSILONS = (0.5, 1.0, 2.0)
-ALGORITHMS = ("ftal", "igd", "giga", "mi-ogd")
-PER_ROW = ("ftal", "igd", "mi-ogd")
+ALGORITHMS = ("ftrl", "ftal", "igd", "giga", "mi-ogd")
+PER_ROW = ("ftrl", "igd", "mi-ogd")
 SWEEP_ALPHAS = (0.01, 0.03, 0.05, 0.1, 0.3)
 SWEEP_BATCH = (128, 512, 2048)
 DEFAULT_ALPHA, DEFAULT_BATCH = 0.05, 512  # the estimator's defaults (not changed here)
@@ -203,7 +203,7 @@ SGD_PF1 = SGD_PF + ", BLAS 1 thread"
 SGD_PREFIX = "SGDClassifier(loss='log_loss').partial_fit, prefix"
 SGD_FIT = "SGDClassifier(loss='log_loss', max_iter=5, tol=None).fit"
 SGD_FIT1 = SGD_FIT + ", BLAS 1 thread"
-DEF_PF = "skdpol default (ftal, batch_size=512) partial_fit"
+DEF_PF = "skdpol default (ftrl, batch_size=512) partial_fit"
 DEF_PF1 = DEF_PF + ", BLAS 1 thread"
 DEF_FIT = "skdpol default fit"
 DEF_FIT1 = DEF_FIT + ", BLAS 1 thread"
@@ -550,7 +550,7 @@ def main(argv=None):
     for algo in ALGORITHMS:
         v = [acc[("algo", algo, s)] for s in sweep_seeds]
         e_ = [spent[("algo", algo, s)] for s in sweep_seeds]
-        algo_rows.append([f"`algorithm='{algo}'`" + (" (default)" if algo == "ftal" else ""),
+        algo_rows.append([f"`algorithm='{algo}'`" + (" (default)" if algo == "ftrl" else ""),
                           f"{med(v):.4f} [{min(v):.4f}, {max(v):.4f}]",
                           f"{min(e_):.3f} to {max(e_):.3f}"])
     algo_rows.append(["SGDClassifier partial_fit (non-private), same seeds",
@@ -676,7 +676,7 @@ horizon = None, random_state = 0) unless a column says otherwise.
 
 {t_pf}
 
-The default row *is* `algorithm='ftal', batch_size=512`. `giga` spends its
+The default row *is* `algorithm='ftrl', batch_size=512`. `giga` spends its
 whole stream in warm-up at alpha = 0.05: its warm-up lasts
 ceil((alpha + R^2/4) / alpha + 0.5) = {giga['warm_up']} rounds with R^2 = 2 data_norm^2 = {R2:.1f},
 and the stream has only {giga['rounds']} rounds of 512 rows, so it publishes random points,
@@ -711,7 +711,7 @@ ratio is less exact than the others:
 estimator (`random_state=s`). Cells are the median test accuracy over seeds
 with the interquartile range [q25, q75]. skdpol is
 `PrivateOnlineLogistic(epsilon=eps, delta=1e-5, data_norm=data_norm,
-random_state=seed)` with its defaults (algorithm="ftal", alpha=0.05,
+random_state=seed)` with its defaults (algorithm="ftrl", alpha=0.05,
 batch_size=512, horizon=None); `partial_fit` is one pass in {n_train // cfg['chunk']}
 chunks of {cfg['chunk']:,} with `classes=[0, 1]`, scored with the last published model
 (every intermediate model is covered by the same budget); `fit` gets
