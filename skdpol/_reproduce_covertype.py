@@ -288,7 +288,7 @@ delta={delta:g}, n_runs={n_runs})`. This run took {runtime:.0f} s.
   calibrations share their standard normal draw (noise seed r).
 * **default**: `PrivateOnlineLogistic(epsilon=eps, delta={delta:g},
   data_norm=data.data_norm, random_state=r)` with its defaults (algorithm
-  "ftal", batch_size 512, alpha 0.05, horizon=None), one pass of
+  "ftrl", batch_size 512, alpha 0.05, horizon=None), one pass of
   `partial_fit` in chunks of {CHUNK:,} rows with `classes=[0, 1]` (one release
   per call). **default fit**: the same estimator's `fit` (one release, POL).
 * Accuracy = mean(sign(score) == y) on the test rows, mean ± std over
@@ -386,8 +386,9 @@ direction. Why the seed's numbers are much better, as far as we can tell:
 The seed's multiplier is {ratio.min():.1f} to {ratio.max():.1f} times the tight one
 here, {'and its true cost is at or below nominal at every eps of the table: it over-noises, so it cannot beat the tight calibration except by chance (where both are at chance the difference is noise).' if over else 'and at some eps its true cost exceeds nominal (see the spend table): there it under-noises, and any accuracy it gains over the tight calibration is bought with privacy it does not state.'}
 
-**The library's default** (private FTAL through a tree of prefix sums,
-batch_size 512, one release per {CHUNK:,}-row chunk, noise ~ log T / T)
+**The library's default** (private FTRL through a tree of gradient sums,
+batch_size 512, one release per {CHUNK:,}-row chunk, noise ~ log T / T; no
+penalty bias, which is why it can beat the penalised non-private IGD)
 scores {default_text} (non-private IGD: {igd:.1f}%); its one-release `fit` (POL) reaches {fit_text}.
 Output perturbation of an IGD released after every row is the weakest way,
 of those compared, to spend the budget on this stream.
