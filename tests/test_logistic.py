@@ -220,6 +220,14 @@ def test_bad_parameters_are_named(stream, params, match):
                                                                  classes=[0, 1])
 
 
+def test_paper_calibration_of_fit_needs_no_horizon(stream):
+    X, y, R = stream
+    clf = PrivateOnlineLogistic(data_norm=R, noise_calibration="paper", algorithm="igd",
+                                batch_size=1, random_state=0)
+    clf.fit(X[:3000], y[:3000], classes=[0, 1])
+    assert clf.privacy_spent_.releases == 1 and clf.privacy_spent_.epsilon < 1.0
+
+
 def test_missing_bounds_and_classes_warn(stream):
     X, y, _ = stream
     with pytest.warns(PrivacyLeakWarning, match="data_norm"):

@@ -108,14 +108,14 @@ class PrivateLinearMixin:
         else:
             self.__dict__.pop("mutual_information_bound_", None)
 
-    def _check_gradient_params(self):
+    def _check_gradient_params(self, stream=True):
         if self.noise_calibration == "paper":
             if self.algorithm == "mi-ogd":
                 raise ValueError(
                     "noise_calibration='paper' is not defined for algorithm='mi-ogd': "
                     "seed 000 states a mutual-information bound, not a noise formula."
                 )
-            if self.horizon is None:
+            if stream and self.horizon is None:  # fit releases once: no horizon
                 raise ValueError("noise_calibration='paper' needs a finite horizon.")
             if self.delta == 0 and self.algorithm not in ("ftal", "ftrl"):
                 raise ValueError("noise_calibration='paper' needs delta > 0.")

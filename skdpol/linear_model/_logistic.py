@@ -303,7 +303,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _fit(self, X, y, classes):
-        self._check_gradient_params()
+        self._check_gradient_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
         for name in ("_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_",

@@ -366,7 +366,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         self._publish_mi()
 
     def _fit_other(self, X, y):
-        self._check_gradient_params()
+        self._check_gradient_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
         for name in ("_ftl", "_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
             self.__dict__.pop(name, None)
