@@ -201,10 +201,11 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         index = np.clip(index, 0, self.classes_.size - 1)
         unknown = self.classes_[index] != y
         if np.any(unknown):
+            # the offending values are data: name the rows, never echo the labels
+            rows = np.flatnonzero(unknown)
             raise ValueError(
-                f"y has labels not in classes {self.classes_.tolist()}: "
-                f"{np.unique(np.asarray(y)[unknown]).tolist()[:5]} (first rows "
-                f"{np.flatnonzero(unknown)[:5].tolist()})."
+                f"y has labels not in classes {self.classes_.tolist()} in {rows.size} "
+                f"row(s) (first rows {rows[:5].tolist()})."
             )
         if self.classes_.size == 2:
             return np.where(index == 1, 1.0, -1.0)
