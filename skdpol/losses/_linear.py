@@ -21,40 +21,45 @@ is strongly convex in W; the estimators add ``alpha/2 ||W||^2``.
 """
 
 import math
+from abc import ABC, abstractmethod
 
 import numpy as np
 from scipy.special import expit, log_expit, logsumexp, softmax
 
 
-class _Loss:
+class _Loss(ABC):
     """Interface: margins ``S`` (n, k), encoded labels ``y`` (n,)."""
 
     n_outputs = 1
     smooth = True
 
-    def value(self, S, y):  # (n,)
-        raise NotImplementedError
+    @abstractmethod
+    def value(self, S, y):
+        """Per-row losses, shape (n,)."""
 
-    def derivative(self, S, y):  # (n, k): dl/ds
-        raise NotImplementedError
+    @abstractmethod
+    def derivative(self, S, y):
+        """dl/ds per row, shape (n, k)."""
 
-    def curvature_product(self, S, y, dS):  # (n, k): d2l/ds2 applied to dS
-        raise NotImplementedError
+    @abstractmethod
+    def curvature_product(self, S, y, dS):
+        """d2l/ds2 applied to dS per row, shape (n, k)."""
 
+    @abstractmethod
     def lipschitz(self, row_bound, radius):
         """Bound on ||grad_W l|| for rows of norm <= row_bound, ||W|| <= radius."""
-        raise NotImplementedError
 
+    @abstractmethod
     def smoothness(self, row_bound):
-        raise NotImplementedError
+        """Lipschitz constant of grad_W l for rows of norm <= row_bound."""
 
+    @abstractmethod
     def value_at_zero(self):
         """Largest loss of the zero model (bounds the regularised optimum)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def max_value(self, row_bound, radius):
         """Largest loss over rows of norm <= row_bound and ||W|| <= radius."""
-        raise NotImplementedError
 
     def gradient(self, W, X, y):
         """Sum over the rows of grad_W l, shape (k, d)."""

@@ -6,12 +6,14 @@ unpublished, in underscore attributes (curator state) until it completes.
 :class:`~skdpol.BudgetExhaustedError` before anything changes.
 """
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from ..exceptions import BudgetExhaustedError
 
 
-class RoundBuffer:
+class RoundBuffer(ABC):
     """Base class: split rows into rounds and run ``self._round`` on each.
 
     Subclasses implement ``_round(X, y)`` (one round's clipped rows and
@@ -88,11 +90,18 @@ class RoundBuffer:
             return None
         return np.array(models[:-1]).reshape(-1, self.n_outputs, self.n_features)
 
-    def _round(self, X, y):  # pragma: no cover - interface
-        raise NotImplementedError
+    @property
+    @abstractmethod
+    def published(self):
+        """The current public model (k, d)."""
 
-    def _publish(self):  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def _round(self, X, y):
+        """Learn one round's clipped rows and encoded labels."""
+
+    @abstractmethod
+    def _publish(self):
+        """Make the model after the last round public."""
 
 
 def project_ball(W, radius):
