@@ -4,8 +4,10 @@ the gradient-family algorithms (igd, giga, ftal, mi-ogd) behind ``algorithm``.""
 import copy
 import math
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
@@ -20,8 +22,31 @@ def make_rng(random_state):
     return np.random.default_rng(random_state)
 
 
+# the constraints of the hyper-parameters both linear estimators share
+SHARED_CONSTRAINTS = {
+    "epsilon": [Interval(Real, 0, None, closed="neither"), Options(Real, {np.inf})],
+    "delta": [Interval(Real, 0, 1, closed="left")],
+    "data_norm": [Interval(Real, 0, None, closed="neither"), None],
+    "alpha": [Interval(Real, 0, None, closed="neither")],
+    "feedback": [StrOptions({"full", "bandit"})],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "horizon": [Interval(Integral, 1, None, closed="left"), None],
+    "noise_calibration": [StrOptions({"tight", "paper"})],
+    "fit_intercept": ["boolean"],
+    "random_state": ["random_state"],
+}
+
+
 class PrivateLinearMixin:
     """Shared machinery; the estimators hold no numerics of their own."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        for kind in (tags.regressor_tags, tags.classifier_tags):
+            if kind is not None:
+                kind.poor_score = True  # a noisy model, honestly declared
+        tags.input_tags.sparse = False
+        return tags
 
     # scales the calibrated noise of the gradient family; only the audit tests'
     # deliberately broken subclasses change it
@@ -100,6 +125,30 @@ class PrivateLinearMixin:
             epsilon=float(eps), delta=float(self.delta), accountant=method,
             bounds_trusted=self._bounds_trusted, releases=releases,
         )
+
+    # ----------------------------------------------------------- releases
+    def _leave_one_shot(self):
+        """``partial_fit`` after ``fit`` starts a new stream over the new rows only:
+        fit's rows stay in its one release (parallel composition)."""
+        if getattr(self, "_one_shot", False):
+            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_", "_algo"):
+                self.__dict__.pop(name, None)
+
+    def _record_stream(self, n_rows, W, event):
+        """Publish the stream's model after ``n_rows`` more rows, and its cost."""
+        self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + n_rows
+        self._publish(W)
+        self.privacy_spent_ = self._spent(event, self._releases)
+        self._publish_mi()
+
+    def _record_one_release(self, n_rows, W, event):
+        """Publish ``fit``'s single model and its cost."""
+        self._publish(W)
+        self.n_samples_seen_ = n_rows
+        self._one_shot = True
+        self._releases = 1
+        self.privacy_spent_ = self._spent(event, 1)
+        self._publish_mi()
 
     # ----------------------------------------------------------- gradient family
     def _publish_mi(self):

@@ -1,18 +1,17 @@
 """PrivateOnlineLogistic: logistic regression on a stream, binary and multiclass."""
 
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyLeakWarning
 from ..losses import LogisticLoss, MultinomialLoss
 from ..utils._docstrings import inject_docstring
-from ._base import PrivateLinearMixin
+from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._public import PublicLinearClassifier, _decision, _predict, _proba
 
 
@@ -143,17 +142,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "epsilon": [Interval(Real, 0, None, closed="neither"), Options(Real, {np.inf})],
-        "delta": [Interval(Real, 0, 1, closed="left")],
-        "data_norm": [Interval(Real, 0, None, closed="neither"), None],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
+        **SHARED_CONSTRAINTS,
         "algorithm": [StrOptions({"ftrl", "ftal", "igd", "giga", "mi-ogd"})],
-        "feedback": [StrOptions({"full", "bandit"})],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "horizon": [Interval(Integral, 1, None, closed="left"), None],
-        "noise_calibration": [StrOptions({"tight", "paper"})],
-        "fit_intercept": ["boolean"],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=0.05,
@@ -170,12 +160,6 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         self.noise_calibration = noise_calibration
         self.fit_intercept = fit_intercept
         self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.poor_score = True  # a noisy model, honestly declared
-        tags.input_tags.sparse = False
-        return tags
 
     # ----------------------------------------------------------- labels
     def _set_classes(self, classes, y):
@@ -241,10 +225,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _learn(self, X, y, classes, trace):
-        if getattr(self, "_one_shot", False):
-            # a new stream over the new rows only: fit's rows stay in its one release
-            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_", "_algo"):
-                self.__dict__.pop(name, None)
+        self._leave_one_shot()
         first_call = not hasattr(self, "_algo")
         self._check_gradient_params()
         if first_call and classes is None and hasattr(self, "classes_"):
@@ -272,10 +253,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         if first_call:
             self._start_gradient_stream(self._loss(), Xa.shape[1])
         models = self._learn_gradient(Xa, encoded, trace)
-        self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + X.shape[0]
-        self._publish(self._algo.published)
-        self.privacy_spent_ = self._spent(self._algo.event(), self._releases)
-        self._publish_mi()
+        self._record_stream(X.shape[0], self._algo.published, self._algo.event())
         return models, X
 
     def _publish(self, W):
@@ -314,12 +292,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         encoded = self._encode(y)
         self._data_norm, self._bounds_trusted = self._resolve_data_norm(X)
         W, event = self._fit_gradient(self._loss(), self._augment(X), encoded)
-        self._publish(W)
-        self.n_samples_seen_ = X.shape[0]
-        self._one_shot = True
-        self._releases = 1
-        self.privacy_spent_ = self._spent(event, 1)
-        self._publish_mi()
+        self._record_one_release(X.shape[0], W, event)
 
     # ----------------------------------------------------------- using
     def decision_function(self, X):

@@ -7,7 +7,31 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 
-class PublicLinearRegressor(RegressorMixin, BaseEstimator):
+class _PublicRelease(BaseEstimator):
+    """Copies the released attributes of a live estimator, and nothing else."""
+
+    _RELEASED = ("coef_", "intercept_", "n_features_in_", "feature_names_in_",
+                 "n_samples_seen_", "privacy_spent_")
+
+    def __init__(self):
+        pass
+
+    @classmethod
+    def _from_release(cls, source):
+        model = cls()
+        for name in cls._RELEASED:
+            if hasattr(source, name):
+                value = getattr(source, name)
+                setattr(model, name, value.copy() if isinstance(value, np.ndarray) else value)
+        return model
+
+    def _validated(self, X):
+        if not hasattr(self, "coef_"):  # check_is_fitted wants a fit method
+            raise NotFittedError(f"this {type(self).__name__} holds no released model.")
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+
+class PublicLinearRegressor(RegressorMixin, _PublicRelease):
     """A published linear model: released parameters only, safe to pickle.
 
     Returned by :meth:`PrivateOnlineRegressor.public_model`. It holds
@@ -28,27 +52,11 @@ class PublicLinearRegressor(RegressorMixin, BaseEstimator):
     True
     """
 
-    def __init__(self):
-        pass
-
-    @classmethod
-    def _from_release(cls, source):
-        model = cls()
-        for name in ("coef_", "intercept_", "n_features_in_", "feature_names_in_",
-                     "n_samples_seen_", "privacy_spent_"):
-            if hasattr(source, name):
-                value = getattr(source, name)
-                setattr(model, name, value.copy() if isinstance(value, np.ndarray) else value)
-        return model
-
     def predict(self, X):
-        if not hasattr(self, "coef_"):  # check_is_fitted wants a fit method
-            raise NotFittedError("this PublicLinearRegressor holds no released model.")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
+        return self._validated(X) @ self.coef_ + self.intercept_
 
 
-class PublicLinearClassifier(ClassifierMixin, BaseEstimator):
+class PublicLinearClassifier(ClassifierMixin, _PublicRelease):
     """A published linear classifier: released parameters only, safe to pickle.
 
     Returned by :meth:`PrivateOnlineLogistic.public_model`: ``classes_``,
@@ -69,24 +77,10 @@ class PublicLinearClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
-    def __init__(self):
-        pass
-
-    @classmethod
-    def _from_release(cls, source):
-        model = cls()
-        for name in ("classes_", "coef_", "intercept_", "n_features_in_",
-                     "feature_names_in_", "n_samples_seen_", "privacy_spent_"):
-            if hasattr(source, name):
-                value = getattr(source, name)
-                setattr(model, name, value.copy() if isinstance(value, np.ndarray) else value)
-        return model
+    _RELEASED = ("classes_",) + _PublicRelease._RELEASED
 
     def decision_function(self, X):
-        if not hasattr(self, "coef_"):  # check_is_fitted wants a fit method
-            raise NotFittedError("this PublicLinearClassifier holds no released model.")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return _decision(X, self.coef_, self.intercept_)
+        return _decision(self._validated(X), self.coef_, self.intercept_)
 
     def predict_proba(self, X):
         return _proba(self.decision_function(X))

@@ -2,24 +2,24 @@
 
 import math
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import (
     calibrate_noise_multiplier,
     paper_tree_sigma,
 )
-from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
+from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import tree_event
 from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one_shot_ridge
 from ..utils import clip_labels, clip_rows, row_norms_max
 from ..utils._docstrings import inject_docstring
 from ..losses import SquaredLoss
-from ._base import PrivateLinearMixin, make_rng
+from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, make_rng
 from ._public import PublicLinearRegressor
 
 
@@ -131,18 +131,9 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "epsilon": [Interval(Real, 0, None, closed="neither"), Options(Real, {np.inf})],
-        "delta": [Interval(Real, 0, 1, closed="left")],
-        "data_norm": [Interval(Real, 0, None, closed="neither"), None],
+        **SHARED_CONSTRAINTS,
         "y_bound": [Interval(Real, 0, None, closed="neither"), None],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
         "algorithm": [StrOptions({"ftl", "ftrl", "ftal", "igd", "giga", "mi-ogd"})],
-        "feedback": [StrOptions({"full", "bandit"})],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "horizon": [Interval(Integral, 1, None, closed="left"), None],
-        "noise_calibration": [StrOptions({"tight", "paper"})],
-        "fit_intercept": ["boolean"],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
@@ -160,12 +151,6 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         self.noise_calibration = noise_calibration
         self.fit_intercept = fit_intercept
         self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.regressor_tags.poor_score = True  # a noisy model, honestly declared
-        tags.input_tags.sparse = False
-        return tags
 
     # ----------------------------------------------------------- set-up
     def _check_params(self, stream=True):
@@ -231,6 +216,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         return self._data_norm if self.fit_intercept else None
 
     def _publish(self, coef):
+        coef = np.asarray(coef).reshape(-1)  # FTL's (d,) or the gradient family's (1, d)
         if self.fit_intercept:
             self.coef_ = coef[:-1].copy()
             self.intercept_ = float(coef[-1] * self._data_norm)
@@ -260,21 +246,13 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         return self
 
     def _learn(self, X, y, progressive):
-        if getattr(self, "_one_shot", False):
-            # a new stream over the new rows only: fit's rows stay in its one release
-            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_", "_algo"):
-                self.__dict__.pop(name, None)
+        self._leave_one_shot()
         if self.algorithm != "ftl":
             return self._learn_other(X, y, progressive)
         first_call = not hasattr(self, "_ftl")
         self._check_params()
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
-        seen = getattr(self, "n_samples_seen_", 0)
-        if self.horizon is not None and seen + X.shape[0] > self.horizon:
-            raise BudgetExhaustedError(
-                f"this call's {X.shape[0]} rows after the {seen} already seen would "
-                f"pass horizon={self.horizon}; nothing was learned."
-            )
+        self._check_horizon(X.shape[0])
         if first_call:
             self._start_stream(X, y)
         Xc, yc = clip_rows(X, self._data_norm), clip_labels(y, self._y_bound)
@@ -286,10 +264,8 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
             coefs = None
             self._ftl.learn(Xc, yc)
             self._releases += 1
-        self.n_samples_seen_ = seen + X.shape[0]
-        self._publish(self._ftl.release())
-        self.privacy_spent_ = self._spent(self._ftl.event(self._ftl.n_rounds), self._releases)
-        self._publish_mi()
+        self._record_stream(X.shape[0], self._ftl.release(),
+                            self._ftl.event(self._ftl.n_rounds))
         return coefs, X
 
     def _learn_other(self, X, y, progressive):
@@ -304,10 +280,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         if first_call:
             self._start_gradient_stream(SquaredLoss(self._y_bound), Xa.shape[1])
         models = self._learn_gradient(Xa, clip_labels(y, self._y_bound), progressive)
-        self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + X.shape[0]
-        self._publish(self._algo.published[0])
-        self.privacy_spent_ = self._spent(self._algo.event(), self._releases)
-        self._publish_mi()
+        self._record_stream(X.shape[0], self._algo.published, self._algo.event())
         coefs = None if models is None else models[:, 0, :]
         return coefs, X
 
@@ -358,12 +331,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
             noise=self._noise, rng=self._rng, V_scale=s_V, u_scale=s_u,
             intercept=self._intercept,
         )
-        self._publish(coef)
-        self.n_samples_seen_ = X.shape[0]
-        self._one_shot = True
-        self._releases = 1
-        self.privacy_spent_ = self._spent(event, 1)
-        self._publish_mi()
+        self._record_one_release(X.shape[0], coef, event)
 
     def _fit_other(self, X, y):
         self._check_gradient_params(stream=False)
@@ -373,12 +341,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
         W, event = self._fit_gradient(SquaredLoss(self._y_bound), self._augment(X),
                                       clip_labels(y, self._y_bound))
-        self._publish(W[0])
-        self.n_samples_seen_ = X.shape[0]
-        self._one_shot = True
-        self._releases = 1
-        self.privacy_spent_ = self._spent(event, 1)
-        self._publish_mi()
+        self._record_one_release(X.shape[0], W, event)
 
     # ----------------------------------------------------------- using
     def predict(self, X):
