@@ -13,6 +13,7 @@ if str(REPO) not in sys.path:  # run from a checkout without installing skdpol
 
 import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
+from threadpoolctl import threadpool_info  # noqa: E402
 
 import skdpol  # noqa: E402
 
@@ -41,3 +42,17 @@ def md_table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def blas_description():
+    """The BLAS libraries threadpoolctl finds, with their default thread counts."""
+    infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+    if not infos:
+        return "no BLAS found by threadpoolctl"
+    return "; ".join(f"{i.get('internal_api')} {i.get('version')}, "
+                     f"{i.get('num_threads')} threads by default" for i in infos)
+
+
+def command_line(script):
+    """The command that produced a table, as the user typed it."""
+    return f"python benchmarks/{script}" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")

@@ -42,13 +42,13 @@ import time
 import warnings
 from pathlib import Path
 
-from _common import REPO, machine_lines, md_table  # also puts the checkout on sys.path
+from _common import REPO, blas_description, command_line, machine_lines, md_table  # also puts the checkout on sys.path
 from bench_utility import VENV, ensure_diffprivlib_env  # no side effects on import
 
 import numpy as np  # noqa: E402
 from scipy import sparse  # noqa: E402
 from sklearn.linear_model import LogisticRegression, SGDClassifier  # noqa: E402
-from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 import skdpol  # noqa: E402
 from skdpol import PrivateOnlineLogistic  # noqa: E402
@@ -164,14 +164,6 @@ def summary(values, digits=3):
 
 def med(values):
     return float(np.median(values)) if len(values) else float("nan")
-
-
-def blas_description():
-    infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
-    if not infos:
-        return "no BLAS found by threadpoolctl"
-    return "; ".join(f"{i.get('internal_api')} {i.get('version')}, "
-                     f"{i.get('num_threads')} threads by default" for i in infos)
 
 
 def stream(est, X, y, chunk, classes):
@@ -619,8 +611,7 @@ def main(argv=None):
                             t_three, "", t_algo, "", t_sweep, "", best_line, v_speed, v_pf, v_fit]))
 
     elapsed = time.perf_counter() - t_start
-    command = "python benchmarks/bench_logistic.py" + (
-        " " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+    command = command_line("bench_logistic.py")
     if dpl_versions:
         dpl_line = ("diffprivlib {diffprivlib} with scikit-learn {scikit-learn}, numpy {numpy}, "
                     "python {python}").format(**dpl_versions)

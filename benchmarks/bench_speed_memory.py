@@ -28,13 +28,13 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from _common import REPO, machine_lines, md_table  # also puts the checkout on sys.path
+from _common import REPO, blas_description, command_line, machine_lines, md_table  # also puts the checkout on sys.path
 
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 from sklearn.linear_model import SGDRegressor  # noqa: E402
 from sklearn.metrics import r2_score  # noqa: E402
-from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 from skdpol import PrivateOnlineRegressor  # noqa: E402
 
@@ -75,14 +75,6 @@ def run_stream(make_est, X, y, chunk, blas_threads=None):
         for start in range(0, X.shape[0], chunk):
             est.partial_fit(X[start:start + chunk], y[start:start + chunk])
         return time.perf_counter() - t0, est
-
-
-def blas_description():
-    infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
-    if not infos:
-        return "no BLAS found by threadpoolctl"
-    return "; ".join(f"{i.get('internal_api')} {i.get('version')}, "
-                     f"{i.get('num_threads')} threads by default" for i in infos)
 
 
 SGD_DEFAULT = "SGDRegressor().partial_fit"
@@ -285,8 +277,7 @@ def main(argv=None):
             print(f"cProfile of skdpol partial_fit, BLAS threads: {blas_threads or 'default'}")
             print(profile(n, d, chunk, data_norm, y_bound, blas_threads=blas_threads))
 
-    command = "python benchmarks/bench_speed_memory.py" + (
-        " " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+    command = command_line("bench_speed_memory.py")
     r_def = ratios["skdpol partial_fit, batch_size=1"]
     r_100 = ratios["skdpol partial_fit, batch_size=100"]
     r_one = ratios["skdpol partial_fit, batch_size=1, BLAS 1 thread"]

@@ -37,7 +37,7 @@ import time
 import warnings
 from pathlib import Path
 
-from _common import REPO, machine_lines, md_table  # also puts the checkout on sys.path
+from _common import REPO, command_line, machine_lines, md_table  # also puts the checkout on sys.path
 
 import numpy as np  # noqa: E402
 from sklearn.datasets import load_diabetes  # noqa: E402
@@ -419,8 +419,7 @@ def main(argv=None):
     else:
         overall = f"FAIL ({sum(verdicts)}/{len(verdicts)} (data set, epsilon) cells pass)"
 
-    command = "python benchmarks/bench_utility.py" + (
-        " " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+    command = command_line("bench_utility.py")
     if dpl_versions:
         dpl_line = ("diffprivlib {diffprivlib} with scikit-learn {scikit-learn}, numpy {numpy}, "
                     "python {python}").format(**dpl_versions)
