@@ -56,6 +56,16 @@ CASES = {
     "logistic mi-ogd bandit": (lambda: PrivateOnlineLogistic(
         data_norm=3.0, algorithm="mi-ogd", feedback="bandit", batch_size=5, random_state=0),
         _classification_stream, {"classes": [0, 1]}),
+    # the hardened sampling path (exact discrete noise on a grid)
+    "regressor ftl, discrete noise": (lambda: PrivateOnlineRegressor(
+        data_norm=3.0, y_bound=4.0, batch_size=3, noise_sampler="discrete", random_state=0),
+        _regression_stream, {}),
+    "logistic ftrl, discrete noise": (lambda: PrivateOnlineLogistic(
+        data_norm=3.0, batch_size=64, noise_sampler="discrete", random_state=0),
+        _classification_stream, {"classes": [0, 1]}),
+    "logistic igd, discrete noise": (lambda: PrivateOnlineLogistic(
+        data_norm=3.0, algorithm="igd", batch_size=1, horizon=3000, noise_sampler="discrete",
+        random_state=0), _classification_stream, {"classes": [0, 1]}),
 }
 CHUNKS = [0, 700, 1100, 1900, 3000]  # uneven: rounds straddle the calls
 
@@ -83,7 +93,8 @@ def test_resume_after_pickling_is_bit_for_bit(case):
     assert _released(resumed) == _released(whole)
 
 
-@pytest.mark.parametrize("case", ["regressor ftl", "logistic ftrl", "logistic igd"])
+@pytest.mark.parametrize("case", ["regressor ftl", "logistic ftrl", "logistic igd",
+                                  "regressor ftl, discrete noise"])
 def test_resume_in_a_new_process_is_bit_for_bit(case, tmp_path):
     make, stream, kwargs = CASES[case]
     X, y = stream()
@@ -228,7 +239,7 @@ def _chunks(draw):
 
 
 @pytest.mark.parametrize("case", ["regressor ftl", "regressor mi-ogd", "logistic ftrl",
-                                  "logistic mi-ogd bandit"])
+                                  "logistic mi-ogd bandit", "logistic ftrl, discrete noise"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_chunks(), labels=st.data())
 def test_fuzzed_chunks_give_a_finite_model_and_an_unchanged_privacy_bound(case, data, labels):

@@ -44,6 +44,8 @@ ESTIMATOR_CASES = {
     "ftrl (default) partial_fit": (dict(), "partial_fit"),
     "ftal partial_fit, delta=0": (dict(algorithm="ftal", delta=0.0), "partial_fit"),
     "fit (POL)": (dict(algorithm="ftal"), "fit"),
+    "ftrl partial_fit, discrete noise": (dict(noise_sampler="discrete"), "partial_fit"),
+    "fit (POL), discrete noise": (dict(algorithm="ftal", noise_sampler="discrete"), "fit"),
 }
 
 

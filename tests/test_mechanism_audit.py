@@ -21,21 +21,22 @@ from skdpol.mechanisms import (
 EPS = 1.0
 
 
-def _one_shot(kind, cut, seed, n_runs, dim=3):
+def _one_shot(kind, cut, seed, n_runs, dim=3, sampler="float"):
     rng = np.random.default_rng(seed)
     shift = np.zeros(dim)
     shift[0] = 1.0  # sensitivity 1 along e1
     if kind == "gaussian":
         m = calibrate_noise_multiplier(lambda m: GaussianMechanism(
-            sensitivity=1.0, noise_multiplier=m, rng=rng).event, EPS, 1e-5)
-        mech = GaussianMechanism(sensitivity=1.0, noise_multiplier=m / cut, rng=rng)
+            sensitivity=1.0, noise_multiplier=m, rng=rng, sampler=sampler).event, EPS, 1e-5)
+        mech = GaussianMechanism(sensitivity=1.0, noise_multiplier=m / cut, rng=rng,
+                                 sampler=sampler)
         claimed_delta = 1e-5
     elif kind == "laplace":
         mech = LaplaceMechanism(sensitivity=1.0, epsilon=EPS * cut, rng=rng)
         dim, shift = 1, np.ones(1)
         claimed_delta = 0.0
     else:
-        mech = L2LaplaceMechanism(sensitivity=1.0, epsilon=EPS * cut, rng=rng)
+        mech = L2LaplaceMechanism(sensitivity=1.0, epsilon=EPS * cut, rng=rng, sampler=sampler)
         claimed_delta = 0.0
     # one release per run (randomise treats its whole argument as one vector)
     d = np.array([mech.randomise(np.zeros(dim))[0] for _ in range(n_runs)])
@@ -43,27 +44,30 @@ def _one_shot(kind, cut, seed, n_runs, dim=3):
     return d, d_prime, claimed_delta
 
 
-def _tree_releases(noise, cut, seed, n_runs, levels=6):
+def _tree_releases(noise, cut, seed, n_runs, levels=6, sampler="float"):
     horizon = 2 ** (levels - 1)
     delta = 1e-5 if noise == "gaussian" else 0.0
-    m = calibrate_noise_multiplier(
-        lambda m: tree_event(noise_multiplier=m, horizon=horizon, noise=noise), EPS, delta)
+
+    def event(m):
+        return tree_event(noise_multiplier=m, horizon=horizon, noise=noise, sampler=sampler)
+
+    m = calibrate_noise_multiplier(event, EPS, delta)
     out = []
     for first in (0.0, 1.0):
         stats = []
         for run in range(n_runs):
             tree = PrivatePrefixSum(dim=2, sensitivity=1.0, noise_multiplier=m / cut,
-                                    horizon=horizon, noise=noise,
+                                    horizon=horizon, noise=noise, sampler=sampler,
                                     rng=np.random.default_rng([seed, int(first), run]))
             tree.add(np.array([first, 0.0]), 1)
             total = tree.release()[0]
             while tree.n_leaves < horizon:
-                tree.add(np.zeros(2), tree.n_leaves)  # double: next release at 2^k
+                # double: next release at 2^k (as separate leaves, which a discrete tree needs)
+                tree.add_leaves(np.zeros((tree.n_leaves, 2)))
                 total += tree.release()[0]
             stats.append(total)
         out.append(np.array(stats))
-    assert epsilon_spent(tree_event(noise_multiplier=m, horizon=horizon, noise=noise), delta)[0] \
-        == pytest.approx(EPS, rel=1e-6)
+    assert epsilon_spent(event(m), delta)[0] == pytest.approx(EPS, rel=1e-6)
     return out[0], out[1], delta
 
 
@@ -73,6 +77,13 @@ CASES = {
     "l2-laplace": lambda cut, n: _one_shot("l2", cut, 2, n),
     "tree-gaussian": lambda cut, n: _tree_releases("gaussian", cut, 3, n // 8),
     "tree-l2-laplace": lambda cut, n: _tree_releases("laplace", cut, 4, n // 8),
+    # the hardened path (exact discrete noise on a grid, zCDP-accounted Gaussian)
+    "discrete gaussian": lambda cut, n: _one_shot("gaussian", cut, 5, n, sampler="discrete"),
+    "discrete laplace": lambda cut, n: _one_shot("l2", cut, 6, n, dim=1, sampler="discrete"),
+    "tree-discrete-gaussian": lambda cut, n: _tree_releases("gaussian", cut, 7, n // 8,
+                                                            sampler="discrete"),
+    "tree-discrete-laplace": lambda cut, n: _tree_releases("laplace", cut, 8, n // 8,
+                                                           sampler="discrete"),
 }
 
 

@@ -12,6 +12,7 @@ from ._calibration import (
     calibrate_noise_multiplier,
     gaussian_mu_for_budget,
     paper_tree_sigma,
+    zcdp_rho_for_budget,
 )
 from ._spent import (
     PrivacySpent,
@@ -20,6 +21,8 @@ from ._spent import (
     pure_dp_event,
     privacy_loss_distribution,
     pure_epsilon,
+    zcdp_epsilon,
+    zcdp_rho,
 )
 
 __all__ = [
@@ -32,4 +35,7 @@ __all__ = [
     "privacy_loss_distribution",
     "pure_dp_event",
     "pure_epsilon",
+    "zcdp_epsilon",
+    "zcdp_rho",
+    "zcdp_rho_for_budget",
 ]

@@ -2,8 +2,9 @@
 
 Mechanisms are parametrised by one noise multiplier ``m`` (noise scale over
 sensitivity).  For the families skdpol builds, the cost has a closed-form
-dependence on ``m`` (Gaussian: mu proportional to 1/m; pure DP: epsilon
-proportional to 1/m), so calibration solves it exactly; any other family is
+dependence on ``m`` (Gaussian: mu proportional to 1/m; zCDP: rho
+proportional to 1/m^2; pure DP: epsilon proportional to 1/m), so
+calibration solves it exactly; any other family is
 solved by root-finding on :func:`epsilon_spent` (dp-accounting's PLDs).
 Results are rounded up by a relative 1e-12 so that floating-point error never
 makes the spent epsilon exceed the target.
@@ -15,7 +16,7 @@ import math
 import dp_accounting
 from scipy.optimize import brentq
 
-from ._spent import epsilon_spent, gaussian_mu, pure_epsilon
+from ._spent import epsilon_spent, gaussian_mu, pure_epsilon, zcdp_epsilon, zcdp_rho
 
 
 @functools.lru_cache(maxsize=1024)
@@ -24,6 +25,24 @@ def gaussian_mu_for_budget(epsilon, delta):
     if delta <= 0:
         raise ValueError("a Gaussian mechanism needs delta > 0.")
     return 1.0 / dp_accounting.get_sigma_gaussian(epsilon, delta)
+
+
+@functools.lru_cache(maxsize=1024)
+def zcdp_rho_for_budget(epsilon, delta):
+    """The largest zCDP ``rho`` whose RDP conversion gives (epsilon, delta)-DP."""
+    if delta <= 0:
+        raise ValueError("a zCDP mechanism needs delta > 0.")
+
+    def excess(log_rho):
+        return zcdp_epsilon(math.exp(log_rho), delta) - epsilon
+
+    lo, hi = math.log(epsilon**2 / 8.0), math.log(epsilon)
+    while excess(lo) > 0:
+        lo -= 1.0
+    while excess(hi) <= 0:
+        hi += 1.0
+    # rounded down: the multiplier derived from it is then never too small
+    return math.exp(brentq(excess, lo, hi, xtol=1e-12)) * (1 - 1e-9)
 
 
 def calibrate_noise_multiplier(make_event, epsilon, delta):
@@ -37,6 +56,9 @@ def calibrate_noise_multiplier(make_event, epsilon, delta):
         Target budget.
     """
     probe = make_event(1.0)
+    rho_1 = zcdp_rho(probe)
+    if rho_1 is not None:  # rho is proportional to 1 / m^2
+        return math.sqrt(rho_1 / zcdp_rho_for_budget(epsilon, delta)) * _ROUND_UP
     mu_1 = gaussian_mu(probe)
     if mu_1 is not None:
         return mu_1 / gaussian_mu_for_budget(epsilon, delta) * _ROUND_UP

@@ -1,12 +1,18 @@
 """Events -> spent (epsilon, delta).
 
-Three exact routes, chosen by the shape of the event:
+Four routes, chosen by the shape of the event:
 
 * only Gaussian events: a composition of Gaussian mechanisms with multipliers
   m_i is exactly one Gaussian mechanism with mu = sqrt(sum 1/m_i^2) (Gaussian
   differential privacy), converted by dp-accounting's analytic Gaussian
   (Balle & Wang 2018);
 * only pure-DP events and ``delta == 0``: epsilons add;
+* zCDP events (the discrete Gaussian, :mod:`skdpol.mechanisms._discrete`),
+  possibly with Gaussian ones (a Gaussian of multiplier m is
+  (1 / (2 m^2))-zCDP): the rho add up and dp-accounting's RDP accountant
+  converts the total (its Renyi-to-(epsilon, delta) conversion, over a dense
+  grid of orders). Exact for the guarantee proven for the discrete
+  Gaussian, which is a Renyi bound, not a privacy loss distribution;
 * anything else: dp-accounting's privacy loss distributions, composed.
 
 Event convention. A multiplier is noise scale / replace-one sensitivity, so a
@@ -24,10 +30,13 @@ import functools
 import math
 
 import dp_accounting
+import numpy as np
 from dp_accounting import NeighboringRelation, dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld
+from dp_accounting.rdp import RdpAccountant
 
 _DISCRETIZATION = 1e-4
+_RDP_ORDERS = tuple(1.0 + np.logspace(-3, 5, 800))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +48,8 @@ class PrivacySpent:
     epsilon, delta : float
         The guarantee that covers every value released so far.
     accountant : str
-        How ``epsilon`` was computed (``"gdp"``, ``"pure"`` or ``"pld"``), or
+        How ``epsilon`` was computed (``"gdp"``, ``"pure"``, ``"zcdp"`` or
+        ``"pld"``), or
         ``"none (epsilon=inf)"`` for the non-private reference.
     bounds_trusted : bool
         False when a bound was read from the data (``PrivacyLeakWarning``);
@@ -96,6 +106,34 @@ def gaussian_mu(event):
     return math.sqrt(total)
 
 
+def zcdp_rho(event):
+    """Total zCDP ``rho`` if ``event`` has a zCDP part and otherwise only Gaussians.
+
+    None for anything else (including Gaussian-only events: those have the
+    exact Gaussian-DP route).
+    """
+    total, any_zcdp = 0.0, False
+    for e, count in _leaves(event):
+        if isinstance(e, dp_event.NoOpDpEvent):
+            continue
+        if isinstance(e, dp_event.ZCDpEvent) and e.xi == 0:
+            any_zcdp = True
+            total += count * e.rho
+        elif isinstance(e, dp_event.GaussianDpEvent):
+            total += math.inf if e.noise_multiplier == 0 else count * 0.5 / e.noise_multiplier**2
+        else:
+            return None
+    return total if any_zcdp else None
+
+
+@functools.lru_cache(maxsize=4096)
+def zcdp_epsilon(rho, delta):
+    """Smallest epsilon of a rho-zCDP mechanism at ``delta``, by dp-accounting's RDP."""
+    accountant = RdpAccountant(orders=_RDP_ORDERS)
+    accountant.compose(dp_event.ZCDpEvent(rho=rho))
+    return accountant.get_epsilon(delta)
+
+
 def _rr_epsilon(e):
     p = e.noise_parameter
     if p == 0:
@@ -140,8 +178,15 @@ def epsilon_spent(event, delta):
     -------
     epsilon : float
     accountant : str
-        ``"gdp"``, ``"pure"`` or ``"pld"``.
+        ``"gdp"``, ``"pure"``, ``"zcdp"`` or ``"pld"``.
     """
+    rho = zcdp_rho(event)
+    if rho is not None:
+        if rho == 0:
+            return 0.0, "zcdp"
+        if delta == 0 or math.isinf(rho):
+            return math.inf, "zcdp"
+        return _round_up(zcdp_epsilon(float(rho), float(delta))), "zcdp"
     mu = gaussian_mu(event)
     if mu is not None:
         if mu == 0:

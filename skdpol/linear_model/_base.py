@@ -32,6 +32,7 @@ SHARED_CONSTRAINTS = {
     "batch_size": [Interval(Integral, 1, None, closed="left")],
     "horizon": [Interval(Integral, 1, None, closed="left"), None],
     "noise_calibration": [StrOptions({"tight", "paper"})],
+    "noise_sampler": [StrOptions({"float", "discrete"})],
     "fit_intercept": ["boolean"],
     "random_state": ["random_state"],
 }
@@ -181,7 +182,7 @@ class PrivateLinearMixin:
                     row_bound=row_bound, batch_size=self.batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise,
                     calibration=self.noise_calibration, feedback=self.feedback,
-                    noise_factor=self._noise_factor)
+                    noise_factor=self._noise_factor, sampler=self.noise_sampler)
 
     def _start_gradient_stream(self, loss, n_columns):
         self._rng = make_rng(self.random_state)

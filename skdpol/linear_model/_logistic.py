@@ -70,6 +70,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         unpublished, until the round completes.
     {horizon}
     {noise_calibration}
+    {noise_sampler}
     {fit_intercept}
     {random_state}
 
@@ -148,7 +149,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=0.05,
                  algorithm="ftrl", feedback="full", batch_size=512, horizon=None,
-                 noise_calibration="tight", fit_intercept=True, random_state=None):
+                 noise_calibration="tight", noise_sampler="float", fit_intercept=True,
+                 random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -158,6 +160,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.horizon = horizon
         self.noise_calibration = noise_calibration
+        self.noise_sampler = noise_sampler
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 

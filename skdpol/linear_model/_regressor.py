@@ -54,6 +54,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
     {batch_size}
     {horizon}
     {noise_calibration}
+    {noise_sampler}
     {fit_intercept}
     {random_state}
 
@@ -138,7 +139,8 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
                  alpha=0.01, algorithm="ftl", feedback="full", batch_size=1, horizon=None,
-                 noise_calibration="tight", fit_intercept=True, random_state=None):
+                 noise_calibration="tight", noise_sampler="float", fit_intercept=True,
+                 random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -149,6 +151,7 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         self.batch_size = batch_size
         self.horizon = horizon
         self.noise_calibration = noise_calibration
+        self.noise_sampler = noise_sampler
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
@@ -289,13 +292,15 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         n_rounds = None if self.horizon is None else max(1, self.horizon // self.batch_size)
         row_bound, s_V, s_u, m = self._prepare(
             X, y, n_rounds,
-            lambda m: tree_event(noise_multiplier=m, horizon=n_rounds, noise=self._noise),
+            lambda m: tree_event(noise_multiplier=m, horizon=n_rounds, noise=self._noise,
+                                 sampler=self.noise_sampler),
         )
         self._ftl = PrivateQuadraticFTL(
             n_features=X.shape[1] + self.fit_intercept, alpha=self.alpha,
             row_bound=row_bound, label_bound=self._y_bound, noise_multiplier=m,
             horizon=n_rounds, batch_size=self.batch_size, noise=self._noise,
             rng=self._rng, V_scale=s_V, u_scale=s_u, intercept=self._intercept,
+            sampler=self.noise_sampler,
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -324,12 +329,12 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
         for name in ("_ftl", "_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
             self.__dict__.pop(name, None)
         row_bound, s_V, s_u, m = self._prepare(
-            X, y, X.shape[0], lambda m: one_shot_event(m, self._noise))
+            X, y, X.shape[0], lambda m: one_shot_event(m, self._noise, self.noise_sampler))
         coef, event = one_shot_ridge(
             clip_rows(X, self._data_norm), clip_labels(y, self._y_bound), alpha=self.alpha,
             row_bound=row_bound, label_bound=self._y_bound, noise_multiplier=m,
             noise=self._noise, rng=self._rng, V_scale=s_V, u_scale=s_u,
-            intercept=self._intercept,
+            intercept=self._intercept, sampler=self.noise_sampler,
         )
         self._record_one_release(X.shape[0], coef, event)
 

@@ -1,7 +1,9 @@
 """Noise mechanisms, each with the ``DpEvent`` stating its cost."""
 
+from ._discrete import SAMPLERS
 from ._gaussian import GaussianMechanism
-from ._laplace import L2LaplaceMechanism, LaplaceMechanism, sample_l2_laplace
+from ._laplace import L2LaplaceMechanism, LaplaceMechanism
+from ._noise import noise_event, perturb, sample_l2_laplace
 from ._packing import pack_symmetric, packed_dim, unpack_symmetric
 from ._tree import PrivatePrefixSum, tree_event
 
@@ -10,8 +12,11 @@ __all__ = [
     "L2LaplaceMechanism",
     "LaplaceMechanism",
     "PrivatePrefixSum",
+    "SAMPLERS",
+    "noise_event",
     "pack_symmetric",
     "packed_dim",
+    "perturb",
     "sample_l2_laplace",
     "tree_event",
     "unpack_symmetric",

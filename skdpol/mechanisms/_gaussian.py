@@ -1,6 +1,7 @@
 """The Gaussian mechanism."""
 
-from dp_accounting import GaussianDpEvent
+from ._discrete import check_sampler
+from ._noise import noise_event, perturb
 
 
 class GaussianMechanism:
@@ -14,6 +15,11 @@ class GaussianMechanism:
         Noise standard deviation in units of ``sensitivity``.
     rng : numpy.random.Generator
         Source of the noise (curator state: it must stay secret).
+    sampler : {"float", "discrete"}
+        ``"discrete"``: exact discrete Gaussian noise on a grid (the
+        hardened path of :mod:`skdpol.mechanisms._discrete`), accounted as
+        zCDP; the noise scale grows by about 0.1% (rounding) and the
+        calibration by 6-11% (Renyi instead of Gaussian-DP conversion).
 
     Notes
     -----
@@ -23,7 +29,9 @@ class GaussianMechanism:
     ``GaussianDpEvent(noise_multiplier)``.
     """
 
-    def __init__(self, *, sensitivity, noise_multiplier, rng):
+    def __init__(self, *, sensitivity, noise_multiplier, rng, sampler="float"):
+        check_sampler(sampler)
+        self.sampler = sampler
         self.sensitivity = float(sensitivity)
         self.noise_multiplier = float(noise_multiplier)
         self.rng = rng
@@ -34,8 +42,9 @@ class GaussianMechanism:
 
     @property
     def event(self):
-        return GaussianDpEvent(self.noise_multiplier)
+        return noise_event(self.noise_multiplier, "gaussian", self.sampler)
 
     def randomise(self, value):
         """Return ``value`` plus fresh Gaussian noise (same shape)."""
-        return value + self.rng.normal(0.0, self.noise_std, size=value.shape)
+        return perturb(value, sensitivity=self.sensitivity, multiplier=self.noise_multiplier,
+                       noise="gaussian", sampler=self.sampler, rng=self.rng)

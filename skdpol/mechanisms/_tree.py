@@ -21,16 +21,23 @@ Implementation notes
   since sum_h 1 / ((h + 1)(h + 2)) = 1, the total cost over an unbounded
   stream equals one node of weight 1.
 
+* ``sampler="discrete"`` (the hardened path, :mod:`._discrete`): every leaf
+  is rounded to the grid on its own (so node sums are exact integers and a
+  replaced leaf still moves one node per level, by the inflated sensitivity
+  Delta' of the rounded leaf), node noise is exact integer noise, and every
+  release is a grid point. Leaves must then be added one by one or as rows
+  of :meth:`add_leaves`, never pre-summed.
+
 The exact total, the key and the node cache are curator state: whoever holds
 them can subtract the noise. They live in underscore attributes only.
 """
 
 import numpy as np
-from dp_accounting import ComposedDpEvent, GaussianDpEvent, SelfComposedDpEvent
+from dp_accounting import ComposedDpEvent, SelfComposedDpEvent
 
-from ..accounting import pure_dp_event
 from ..exceptions import BudgetExhaustedError
-from ._laplace import sample_l2_laplace
+from ._discrete import check_sampler, discrete_noise, grid_sensitivity, grid_step, quantise
+from ._noise import noise_event, sample_l2_laplace
 
 _NOISES = ("gaussian", "laplace")
 
@@ -54,6 +61,9 @@ class PrivatePrefixSum:
         Gaussian nodes give (epsilon, delta)-DP, L2-Laplace nodes pure DP.
     rng : numpy.random.Generator
         Used once, to draw the secret key of the node noise.
+    sampler : {"float", "discrete"}
+        Floating-point noise, or the hardened exact discrete noise on a grid
+        (discrete Gaussian nodes are accounted as zCDP).
 
     Examples
     --------
@@ -67,7 +77,8 @@ class PrivatePrefixSum:
     """
 
     def __init__(self, *, dim, sensitivity, noise_multiplier, horizon=None,
-                 noise="gaussian", rng):
+                 noise="gaussian", rng, sampler="float"):
+        check_sampler(sampler)
         if noise not in _NOISES:
             raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}.")
         if horizon is not None and horizon < 1:
@@ -77,6 +88,10 @@ class PrivatePrefixSum:
         self.noise_multiplier = float(noise_multiplier)
         self.horizon = None if horizon is None else int(horizon)
         self.noise = noise
+        self.sampler = sampler
+        self._step = None  # grid step of the discrete path; totals in grid units
+        if sampler == "discrete" and self.sensitivity > 0:
+            self._step = grid_step(self.sensitivity, self.dim)
         self._key = rng.integers(0, 2**64, size=2, dtype=np.uint64)
         self._total = np.zeros(self.dim)
         self._t = 0
@@ -103,7 +118,7 @@ class PrivatePrefixSum:
     @property
     def exact_total(self):
         """The exact (noise-free) sum of the leaves: curator state, never publish."""
-        return self._total
+        return self._total if self._step is None else self._total * self._step
 
     @property
     def levels(self):
@@ -113,12 +128,25 @@ class PrivatePrefixSum:
     def _weight(self, h):
         return 1.0 if self.horizon is not None else float((h + 1) * (h + 2))
 
-    def node_scale(self, h):
-        """Gaussian std or L2-Laplace scale of a node at level ``h``."""
+    def _unit_scale(self, h):
+        # the node's multiplier: Gaussian std or Laplace scale per unit sensitivity
         w = self._weight(h)
-        if self.noise == "gaussian":
-            return self.sensitivity * self.noise_multiplier * np.sqrt(w)
-        return self.sensitivity * self.noise_multiplier * w
+        return self.noise_multiplier * (np.sqrt(w) if self.noise == "gaussian" else w)
+
+    def _grid_scale(self, h):
+        # discrete path: sigma or per-coordinate Laplace scale, in grid units
+        return self._unit_scale(h) * grid_sensitivity(
+            self.sensitivity, self.dim, self._step, self.noise)
+
+    def node_scale(self, h):
+        """Noise scale of a node at level ``h``, in the units of the sums.
+
+        Gaussian std; L2-Laplace scale (float path) or per-coordinate
+        discrete Laplace scale (discrete path).
+        """
+        if self._step is not None:
+            return self._grid_scale(h) * self._step
+        return self.sensitivity * self._unit_scale(h)
 
     def _node_generator(self, h, k):
         # one Philox reused for every node: resetting its state is ~10x cheaper
@@ -140,6 +168,8 @@ class PrivatePrefixSum:
         if self.noise_multiplier == 0:
             return np.zeros(self.dim)
         gen = self._node_generator(h, k)
+        if self._step is not None:  # integers, in grid units
+            return discrete_noise(gen, self.dim, self._grid_scale(h), self.noise)
         scale = self.node_scale(h)
         if self.noise == "gaussian":
             return gen.standard_normal(self.dim) * scale
@@ -156,7 +186,9 @@ class PrivatePrefixSum:
         """Per-coordinate variance of one node's noise at level ``h``."""
         scale = self.node_scale(h)
         if self.noise == "gaussian":
-            return scale**2
+            return scale**2  # a discrete Gaussian's variance is below sigma^2
+        if self._step is not None:
+            return 2.0 * scale**2  # discrete Laplace, up to O(grid^2)
         return (self.dim + 1) * scale**2  # E||b||^2 = dim (dim + 1) scale^2
 
     def noise_std_at(self, times):
@@ -172,7 +204,7 @@ class PrivatePrefixSum:
         return np.sqrt(var)
 
     def noise_at(self, t):
-        """Total noise of the prefix sum after ``t`` leaves."""
+        """Total noise of the prefix sum after ``t`` leaves (grid units if discrete)."""
         out = np.zeros(self.dim)
         h = 0
         while t >> h:
@@ -182,7 +214,7 @@ class PrivatePrefixSum:
         return out
 
     def noise_at_many(self, times):
-        """Noise of the prefix sums at each of ``times`` (1-d int array).
+        """Noise of the prefix sums at each of ``times`` (1-d int array; grid units if discrete).
 
         Each node is drawn once even when many prefix sums use it.
         """
@@ -209,14 +241,49 @@ class PrivatePrefixSum:
             )
 
     def add(self, total, n_leaves):
-        """Add ``n_leaves`` leaves whose sum is ``total`` (one vectorised call)."""
+        """Add ``n_leaves`` leaves whose sum is ``total`` (one vectorised call).
+
+        The discrete path rounds each leaf on its own, so it takes one leaf
+        here (or several through :meth:`add_leaves`).
+        """
+        if self._step is not None and n_leaves != 1:
+            raise ValueError("a discrete tree rounds each leaf: pass leaves to add_leaves.")
         self.check_room(n_leaves)
-        self._total = self._total + np.asarray(total, dtype=np.float64)
+        total = np.asarray(total, dtype=np.float64)
+        if self._step is not None:
+            total = quantise(total, self._step)
+        self._total = self._total + total
         self._t += int(n_leaves)
+
+    def add_leaves(self, leaves):
+        """Add the rows of ``leaves`` (n, dim) as n leaves."""
+        leaves = np.asarray(leaves, dtype=np.float64).reshape(-1, self.dim)
+        self.check_room(leaves.shape[0])
+        if self._step is not None:
+            leaves = quantise(leaves, self._step)
+        self._total = self._total + leaves.sum(axis=0)
+        self._t += leaves.shape[0]
+
+    def prefix_releases(self, leaves):
+        """Add the rows of ``leaves``; return the private prefix sum before each.
+
+        Row i of the result is what :meth:`release` gave just before leaf i
+        was added (a per-row stream's progressive models, in one pass).
+        """
+        leaves = np.asarray(leaves, dtype=np.float64).reshape(-1, self.dim)
+        self.check_room(leaves.shape[0])
+        if self._step is not None:
+            leaves = quantise(leaves, self._step)
+        exclusive = np.cumsum(leaves, axis=0) - leaves + self._total
+        out = exclusive + self.noise_at_many(self._t + np.arange(leaves.shape[0]))
+        self._total = self._total + leaves.sum(axis=0)
+        self._t += leaves.shape[0]
+        return out if self._step is None else out * self._step
 
     def release(self):
         """The private prefix sum of all leaves added so far."""
-        return self._total + self.noise_at(self._t)
+        noisy = self._total + self.noise_at(self._t)
+        return noisy if self._step is None else noisy * self._step
 
     # ------------------------------------------------------------ accounting
     def event(self, n_leaves=None):
@@ -225,7 +292,7 @@ class PrivatePrefixSum:
         ``n_leaves=None`` gives the cost over the whole planned stream.
         """
         return tree_event(noise_multiplier=self.noise_multiplier, horizon=self.horizon,
-                          noise=self.noise, n_leaves=n_leaves)
+                          noise=self.noise, n_leaves=n_leaves, sampler=self.sampler)
 
 
 def _levels_touched(horizon, n_leaves):
@@ -236,21 +303,22 @@ def _levels_touched(horizon, n_leaves):
     return touched if levels is None else min(touched, levels)
 
 
-def tree_event(*, noise_multiplier, horizon, noise="gaussian", n_leaves=None):
+def tree_event(*, noise_multiplier, horizon, noise="gaussian", n_leaves=None,
+               sampler="float"):
     """Cost of a :class:`PrivatePrefixSum` (without building one).
 
     A leaf lies in one node per level and nodes have independent noise, so the
     tree costs the composition of one node event per level touched.  For
     ``horizon=None`` and ``n_leaves=None`` (an unbounded stream) the level
     weights sum to 1 and the whole stream costs one node of weight 1 (exactly
-    for Gaussian nodes; for pure DP the epsilons add up to the same figure).
+    for Gaussian nodes; for pure DP the epsilons add up to the same figure;
+    for discrete Gaussian nodes the zCDP rhos do).
     """
     levels = _levels_touched(horizon, n_leaves)
 
     def node(w):
-        if noise == "gaussian":
-            return GaussianDpEvent(noise_multiplier * np.sqrt(w))
-        return pure_dp_event(1.0 / (noise_multiplier * w))
+        scale = np.sqrt(w) if noise == "gaussian" else w
+        return noise_event(noise_multiplier * scale, noise, sampler)
 
     if levels is None:
         return node(1.0)

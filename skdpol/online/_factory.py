@@ -2,10 +2,8 @@
 
 import math
 
-from dp_accounting import GaussianDpEvent
-
 from ..accounting import calibrate_noise_multiplier
-from ..mechanisms import tree_event
+from ..mechanisms import noise_event, tree_event
 from ._ftal import PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD
@@ -21,11 +19,13 @@ def _base(algorithm, common, rng):
 
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
-                horizon, epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0):
+                horizon, epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0,
+                sampler="float"):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise_factor`` scales the calibrated noise; only the audit tests set it
-    (below 1, to check that an under-noised release is caught).
+    (below 1, to check that an under-noised release is caught). ``sampler``
+    picks the float or the hardened discrete noise path.
     """
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=horizon)
@@ -33,7 +33,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     if algorithm in ("igd", "giga"):
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
                                   delta=delta, noise=noise, calibration=calibration, rng=rng,
-                                  noise_factor=noise_factor)
+                                  noise_factor=noise_factor, sampler=sampler)
     if algorithm in ("ftal", "ftrl"):
         if calibration == "paper":
             # seed 001's TBAP: pure-DP L2-Laplace nodes, epsilon split over the levels
@@ -41,23 +41,26 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         m = 0.0
         if private:
             m = calibrate_noise_multiplier(
-                lambda m: tree_event(noise_multiplier=m, horizon=horizon, noise=noise),
+                lambda m: tree_event(noise_multiplier=m, horizon=horizon, noise=noise,
+                                     sampler=sampler),
                 epsilon, 0.0 if noise == "laplace" else delta) * noise_factor
         return PrivateFTAL(**common, noise_multiplier=m, noise=noise, rng=rng,
-                           centre="published" if algorithm == "ftrl" else "origin")
+                           centre="published" if algorithm == "ftrl" else "origin",
+                           sampler=sampler)
     if algorithm == "mi-ogd":
         m = 0.0
         if private:
-            m = (1.0 / epsilon if noise == "laplace"
-                 else calibrate_noise_multiplier(GaussianDpEvent, epsilon, delta))
+            m = (1.0 / epsilon if noise == "laplace" else calibrate_noise_multiplier(
+                lambda m: noise_event(m, noise, sampler), epsilon, delta))
             m *= noise_factor
         return MutualInformationOGD(**common, feedback=feedback, noise_multiplier=m,
-                                    noise=noise, rng=rng)
+                                    noise=noise, rng=rng, sampler=sampler)
     raise ValueError(f"unknown algorithm {algorithm!r}.")
 
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
-             epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0):
+             epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0,
+             sampler="float"):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga.
 
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
@@ -68,10 +71,11 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     if algorithm == "mi-ogd":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng,
-                             noise_factor=noise_factor)
+                             noise_factor=noise_factor, sampler=sampler)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
     base = _base("giga" if algorithm == "giga" else "igd", common, rng)
     W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
-                               rng=rng, calibration=calibration, noise_factor=noise_factor)
+                               rng=rng, calibration=calibration, noise_factor=noise_factor,
+                               sampler=sampler)
     return W, event, None

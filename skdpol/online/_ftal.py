@@ -57,10 +57,13 @@ class PrivateFTAL(RoundBuffer):
     centre : {"origin", "published"}
         Where the quadratic surrogates are centred: PFTAL on the penalised
         loss ("origin", the seed), or FTRL-Proximal ("published").
+    sampler : {"float", "discrete"}
+        Node noise of the tree (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
     """
 
     def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
-                 horizon=None, noise_multiplier, noise="gaussian", rng, centre="origin"):
+                 horizon=None, noise_multiplier, noise="gaussian", rng, centre="origin",
+                 sampler="float"):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -70,6 +73,7 @@ class PrivateFTAL(RoundBuffer):
         self._tree = PrivatePrefixSum(
             dim=self.n_outputs * self.n_features, sensitivity=2.0 * self.lipschitz,
             noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
+            sampler=sampler,
         )
         if centre not in ("origin", "published"):
             raise ValueError(f"centre must be 'origin' or 'published', got {centre!r}.")

@@ -51,13 +51,12 @@ import copy
 
 import numpy as np
 import scipy.linalg
-from dp_accounting import GaussianDpEvent
 
-from ..accounting import pure_dp_event
 from ..mechanisms import (
     GaussianMechanism,
     L2LaplaceMechanism,
     PrivatePrefixSum,
+    noise_event,
     pack_symmetric,
     packed_dim,
     unpack_symmetric,
@@ -150,11 +149,14 @@ class PrivateQuadraticFTL:
     intercept : float or None
         Value of a constant column appended to every row (the last model
         coordinate); ``row_bound`` must already include it.
+    sampler : {"float", "discrete"}
+        Node noise of the tree; the discrete path rounds each round's leaf
+        on its own (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
     """
 
     def __init__(self, *, n_features, alpha, row_bound, label_bound,
                  noise_multiplier, horizon, batch_size=1, noise="gaussian",
-                 rng, V_scale=None, u_scale=None, intercept=None):
+                 rng, V_scale=None, u_scale=None, intercept=None, sampler="float"):
         self.n_features = int(n_features)
         self.intercept = intercept
         self.alpha = float(alpha)
@@ -167,6 +169,7 @@ class PrivateQuadraticFTL:
         self._tree = PrivatePrefixSum(
             dim=self._k + self.n_features, sensitivity=self.sensitivity,
             noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
+            sampler=sampler,
         )
         self._pending = np.zeros(self._k + self.n_features)
         self._n_pending = 0
@@ -196,7 +199,14 @@ class PrivateQuadraticFTL:
         b = self.batch_size
         n_complete = (self._n_pending + X.shape[0]) // b
         split = max(n_complete * b - self._n_pending, 0)
-        if n_complete:
+        if n_complete and self._tree.sampler == "discrete":  # each leaf rounded alone
+            bounds = [0] + list(range(split - (n_complete - 1) * b, split + 1, b))
+            leaves = self._round_leaves(X, y, bounds)
+            leaves[0] += self._pending
+            self._tree.add_leaves(leaves)
+            self._pending = np.zeros_like(self._pending)
+            self._n_pending = 0
+        elif n_complete:
             head = self._pending + self._leaf_sum(X[:split], y[:split])
             self._tree.add(head, n_complete)
             self._pending = np.zeros_like(self._pending)
@@ -208,6 +218,32 @@ class PrivateQuadraticFTL:
 
     def _leaf_sum(self, X, y):
         return _leaf_sum(X, y, self.V_scale, self.u_scale, self.intercept)
+
+    def _row_leaves(self, X, y):
+        """One leaf per row (n, k + d)."""
+        Xb = _with_intercept(X, self.intercept)
+        outer = np.einsum("ni,nj->nij", Xb, Xb)
+        return np.concatenate(
+            [pack_symmetric(outer) / self.V_scale, Xb * (y[:, None] / self.u_scale)], axis=1)
+
+    def _round_leaves(self, X, y, bounds):
+        """The leaf of each round ``X[bounds[i]:bounds[i + 1]]``, one row per round.
+
+        Small rounds: per-row leaves summed by round, in blocks of ~4096 rows
+        (a Python loop over thousands of one-row rounds costs 20x more).
+        """
+        b = self.batch_size
+        if b >= 64:
+            return np.stack([self._leaf_sum(X[lo:hi], y[lo:hi])
+                             for lo, hi in zip(bounds[:-1], bounds[1:])])
+        per_block = max(1, 4096 // b)
+        parts = []
+        for i in range(0, len(bounds) - 1, per_block):
+            idx = np.asarray(bounds[i:i + per_block + 1])
+            lo, hi = idx[0], idx[-1]
+            leaves = self._row_leaves(X[lo:hi], y[lo:hi])
+            parts.append(np.add.reduceat(leaves, idx[:-1] - lo, axis=0))
+        return np.concatenate(parts)
 
     def _solve(self, z, n_rows, noise_std):
         V = unpack_symmetric(z[..., : self._k], self.n_features) * self.V_scale
@@ -232,20 +268,12 @@ class PrivateQuadraticFTL:
         self.check_room(X.shape[0])
         out = np.empty((X.shape[0], self.n_features))
         for start in range(0, X.shape[0], block):
-            Xb = _with_intercept(X[start:start + block], self.intercept)
-            yb = y[start:start + block]
-            t0 = self.n_rounds
-            outer = np.einsum("ni,nj->nij", Xb, Xb)
-            leaves = np.concatenate(
-                [pack_symmetric(outer) / self.V_scale, Xb * (yb[:, None] / self.u_scale)], axis=1
-            )
-            exclusive = np.cumsum(leaves, axis=0) - leaves + self._tree.exact_total
-            times = t0 + np.arange(Xb.shape[0])
-            z = exclusive + self._tree.noise_at_many(times)
+            leaves = self._row_leaves(X[start:start + block], y[start:start + block])
+            times = self.n_rounds + np.arange(leaves.shape[0])
+            z = self._tree.prefix_releases(leaves)
             coefs = self._solve(z, times.astype(float), self._tree.noise_std_at(times))
             coefs[times == 0] = 0.0  # nothing published before the first round
             out[start:start + block] = coefs
-            self._tree.add(leaves.sum(axis=0), Xb.shape[0])
         return out
 
     def event(self, n_rounds=None):
@@ -253,7 +281,8 @@ class PrivateQuadraticFTL:
 
 
 def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
-                   noise="gaussian", rng, V_scale=None, u_scale=None, intercept=None):
+                   noise="gaussian", rng, V_scale=None, u_scale=None, intercept=None,
+                   sampler="float"):
     """One private release of the ridge model on all rows (``fit``'s path).
 
     One noisy copy of the leaf sum z (see the module notes) instead of a tree:
@@ -270,15 +299,19 @@ def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
     sens = joint_sensitivity(row_bound, label_bound, V_scale, u_scale)
     z = _leaf_sum(X, y, V_scale, u_scale, intercept)
     if noise == "gaussian":
-        mech = GaussianMechanism(sensitivity=sens, noise_multiplier=noise_multiplier, rng=rng)
+        mech = GaussianMechanism(sensitivity=sens, noise_multiplier=noise_multiplier, rng=rng,
+                                 sampler=sampler)
     else:
-        mech = L2LaplaceMechanism(sensitivity=sens, epsilon=1.0 / noise_multiplier, rng=rng)
+        mech = L2LaplaceMechanism(sensitivity=sens, epsilon=1.0 / noise_multiplier, rng=rng,
+                                  sampler=sampler)
     z_hat = mech.randomise(z)
     d = X.shape[1] + (intercept is not None)
     k = packed_dim(d)
     V = unpack_symmetric(z_hat[:k], d) * V_scale
     if noise == "gaussian":
         std = mech.noise_std
+    elif sampler == "discrete":  # per-coordinate discrete Laplace on the L1 bound
+        std = mech.scale * np.sqrt(2.0 * z.size)
     else:
         std = mech.scale * np.sqrt(z.size + 1)
     floor = np.sqrt(2.0 * d) * std * V_scale
@@ -286,8 +319,6 @@ def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
     return coef, mech.event
 
 
-def one_shot_event(noise_multiplier, noise):
+def one_shot_event(noise_multiplier, noise, sampler="float"):
     """Event of :func:`one_shot_ridge` for a given multiplier (for calibration)."""
-    if noise == "gaussian":
-        return GaussianDpEvent(noise_multiplier)
-    return pure_dp_event(1.0 / noise_multiplier)
+    return noise_event(noise_multiplier, noise, sampler)

@@ -38,10 +38,9 @@ G_t^2 = (D F / r_t)^2 (1 + D m^2), so eta_t ~ t^(-3/4) (the seed's rates).
 import math
 
 import numpy as np
-from dp_accounting import GaussianDpEvent, NoOpDpEvent
+from dp_accounting import NoOpDpEvent
 
-from ..accounting import pure_dp_event
-from ..mechanisms import sample_l2_laplace
+from ..mechanisms import noise_event, perturb, sample_l2_laplace
 from ._rounds import RoundBuffer, project_ball
 
 
@@ -57,10 +56,17 @@ class MutualInformationOGD(RoundBuffer):
         Per-row noise in units of the per-row sensitivity (0: no noise).
     noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
+    sampler : {"float", "discrete"}
+        ``"discrete"``: the round's gradient sum gets one exact discrete
+        noise draw (:func:`skdpol.mechanisms.perturb`) whose multiplier,
+        sqrt(sum of the rows' noise variances) over the largest row
+        sensitivity, is >= ``noise_multiplier``: each row keeps at least its
+        guarantee.
     """
 
     def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
-                 horizon=None, feedback="full", noise_multiplier, noise="gaussian", rng):
+                 horizon=None, feedback="full", noise_multiplier, noise="gaussian", rng,
+                 sampler="float"):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         if feedback not in ("full", "bandit"):
@@ -72,6 +78,7 @@ class MutualInformationOGD(RoundBuffer):
         self.feedback = feedback
         self.noise_multiplier = float(noise_multiplier)
         self.noise = noise
+        self.sampler = sampler
         self._rng = rng
         self.lipschitz = loss.lipschitz(row_bound, radius)
         self.dim = self.n_outputs * self.n_features
@@ -117,7 +124,11 @@ class MutualInformationOGD(RoundBuffer):
             scales = m * self.dim * self.loss_bound / r
             g2 = (self.dim * self.loss_bound / r[-1]) ** 2 * (1.0 + self.dim * m**2)
             eta = self.radius / math.sqrt(g2 * rows[-1])
-        if m > 0:
+        if m > 0 and self.sampler == "discrete":
+            sens = float(np.max(scales)) / m
+            z = perturb(z, sensitivity=sens, multiplier=math.sqrt(float(np.sum(scales**2))) / sens,
+                        noise=self.noise, sampler="discrete", rng=self._rng)
+        elif m > 0:
             z = z + self._noise_sum(scales)
         self._theta -= z + b * self.alpha * self.W
         self.W = project_ball(eta * self._theta, self.radius)
@@ -134,20 +145,19 @@ class MutualInformationOGD(RoundBuffer):
         """One mechanism per row, each row in one: the cost of one."""
         if self.noise_multiplier == 0 or self.n_rounds == 0:
             return NoOpDpEvent()
-        if self.noise == "gaussian":
-            return GaussianDpEvent(self.noise_multiplier)
-        return pure_dp_event(1.0 / self.noise_multiplier)
+        return noise_event(self.noise_multiplier, self.noise, self.sampler)
 
     def mutual_information_bound(self):
         """Seed 000's per-round bound C (nats), the largest over the rounds.
 
-        NaN for L2-Laplace noise (``delta=0``): the bound is the Gaussian
-        channel's and does not hold for other noise of the same variance.
+        NaN for L2-Laplace noise (``delta=0``) and for discrete noise: the
+        bound is the Gaussian channel's and does not hold for other noise of
+        the same variance.
         """
         m, D = self.noise_multiplier, self.dim
         if m == 0:
             return math.inf
-        if self.noise != "gaussian":  # the bound is the Gaussian channel's
+        if self.noise != "gaussian" or self.sampler != "float":  # Gaussian channel only
             return math.nan
         if self.feedback == "full":
             return 0.5 * D * math.log1p(1.0 / (4.0 * D * m**2))

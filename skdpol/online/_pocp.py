@@ -40,10 +40,10 @@ sensitivity, sqrt(2 (ln(1/delta) + eps)) / eps.
 import math
 
 import numpy as np
-from dp_accounting import GaussianDpEvent, NoOpDpEvent
+from dp_accounting import GaussianDpEvent, NoOpDpEvent, ZCDpEvent
 
 from ..accounting import calibrate_noise_multiplier, pure_dp_event
-from ..mechanisms import sample_l2_laplace
+from ..mechanisms import noise_event, perturb
 from ._rounds import project_ball
 
 # an upper bound on sum_{n >= 2} 1 / (n ln^2 n): the first 10^7 terms plus
@@ -65,13 +65,6 @@ def paper_multiplier(epsilon, delta, n_rounds):
     return power * math.sqrt(2.0 / eps * (math.log(T / dlt) + math.sqrt(eps) / power))
 
 
-def _noise(rng, shape, scale, noise):
-    if noise == "gaussian":
-        return rng.normal(0.0, scale, size=shape)
-    size = int(np.prod(shape))
-    return sample_l2_laplace(rng, size, scale).reshape(shape)
-
-
 class OutputPerturbation:
     """POCP: publish noisy copies of a base algorithm's iterates.
 
@@ -85,12 +78,17 @@ class OutputPerturbation:
     calibration : {"tight", "paper"}
     rng : numpy.random.Generator
         Curator state.
+    sampler : {"float", "discrete"}
+        Floating-point noise, or the hardened exact discrete noise
+        (:func:`skdpol.mechanisms.perturb`); discrete Gaussian releases are
+        accounted as zCDP (their rhos add up).
     """
 
     def __init__(self, base, *, epsilon, delta, noise, calibration="tight", rng,
-                 noise_factor=1.0):
+                 noise_factor=1.0, sampler="float"):
         self.base = base
         self.noise = noise
+        self.sampler = sampler
         self._rng = rng
         self._mu2 = 0.0  # sum of 1 / m_t^2 (Gaussian releases)
         self._eps = 0.0  # sum of 1 / m_t (Laplace releases)
@@ -108,7 +106,7 @@ class OutputPerturbation:
         else:
             count = 1 if T is None else T
             self._m = calibrate_noise_multiplier(
-                lambda m: GaussianDpEvent(m / math.sqrt(count)), epsilon, delta)
+                lambda m: noise_event(m / math.sqrt(count), noise, sampler), epsilon, delta)
         self._m *= noise_factor  # < 1 only in the audit tests' deliberately broken copies
 
     @property
@@ -138,7 +136,8 @@ class OutputPerturbation:
         W = self.base.W
         if sens > 0 and self._m > 0:
             m = self.multiplier(self.base.n_rounds)
-            W = project_ball(W + _noise(self._rng, W.shape, m * sens, self.noise),
+            W = project_ball(perturb(W, sensitivity=sens, multiplier=m, noise=self.noise,
+                                     sampler=self.sampler, rng=self._rng),
                              self.base.radius)
             if self.noise == "gaussian":
                 self._mu2 += 1.0 / m**2
@@ -164,6 +163,8 @@ class OutputPerturbation:
     def event(self):
         """DpEvent of every release so far."""
         if self.noise == "gaussian" and self._mu2 > 0:
+            if self.sampler == "discrete":
+                return ZCDpEvent(rho=0.5 * self._mu2)
             return GaussianDpEvent(1.0 / math.sqrt(self._mu2))
         if self.noise == "laplace" and self._eps > 0:
             return pure_dp_event(self._eps)
@@ -176,7 +177,7 @@ def paper_offline_multiplier(epsilon, delta):
 
 
 def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tight",
-                    noise_factor=1.0):
+                    noise_factor=1.0, sampler="float"):
     """POL: one pass of ``base``, then one noisy release of the averaged iterate.
 
     The tight calibration averages the last half of the iterates (suffix
@@ -207,14 +208,11 @@ def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tigh
         return mean, NoOpDpEvent()
     if calibration == "paper":
         m = paper_offline_multiplier(epsilon, delta)
-        event = GaussianDpEvent(m)
     elif noise == "laplace":
-        m, event = 1.0 / epsilon, pure_dp_event(epsilon)
+        m = 1.0 / epsilon
     else:
-        m = calibrate_noise_multiplier(GaussianDpEvent, epsilon, delta)
-        event = GaussianDpEvent(m)
+        m = calibrate_noise_multiplier(
+            lambda m: noise_event(m, noise, sampler), epsilon, delta)
     m *= noise_factor
-    if noise_factor != 1.0:
-        event = GaussianDpEvent(m) if noise == "gaussian" else pure_dp_event(1.0 / m)
-    noisy = mean + _noise(rng, mean.shape, m * sens, noise)
-    return project_ball(noisy, base.radius), event
+    noisy = perturb(mean, sensitivity=sens, multiplier=m, noise=noise, sampler=sampler, rng=rng)
+    return project_ball(noisy, base.radius), noise_event(m, noise, sampler)

@@ -1,0 +1,170 @@
+"""The hardened noise path: exact discrete Gaussian and Laplace noise on a grid.
+
+Why. A floating-point sampler cannot produce every double: ``x + noise``
+lands on a set of values that depends on ``x``, so the low-order bits of a
+release can reveal the input exactly (Mironov 2012, "On significance of the
+least significant bits for differential privacy"). The fix used here is the
+one of Canonne, Kamath & Steinke (2020, "The discrete Gaussian for
+differential privacy"): move the value to a grid, add *integer* noise drawn
+with exact integer arithmetic, and publish grid points only.
+
+The release of a value v in R^d with replace-one L2 sensitivity Delta is
+
+    gamma * (rint(v / gamma) + Z),   Z integer noise,
+
+with grid step gamma = the largest power of two <= Delta / (1024 sqrt d)
+(a power of two, so that ``q * gamma`` is exact). Every output is a
+deterministic function of the integer vector rint(v / gamma) + Z, so nothing
+of v survives but what the integer mechanism leaks.
+
+Sensitivity after rounding. Each coordinate of rint moves by at most 1/2, so
+for neighbours v, v'
+
+    ||rint(v/gamma) - rint(v'/gamma)||_2 <= ||v - v'||_2 / gamma + sqrt(d)
+    ||rint(v/gamma) - rint(v'/gamma)||_1 <= sqrt(d) ||v - v'||_2 / gamma + d.
+
+The sensitivities used are therefore inflated: Delta' = Delta (1 + 1e-9) +
+gamma sqrt(d) for the L2 bound (about Delta (1 + 2^-10)), and
+Delta_1' = sqrt(d) Delta (1 + 1e-9) + gamma d for the L1 bound. The relative
+1e-9 covers the floating-point error of computing v itself, which the exact
+derivations of the sensitivities ignore.
+
+Noise and cost, in units of the inflated sensitivity (the multiplier m is
+the one the float path uses, so calibration does not change):
+
+* ``noise="gaussian"``: independent discrete Gaussians N_Z(0, sigma^2) per
+  coordinate, sigma = m Delta' / gamma. Canonne et al. (Thm. 14) prove
+  this is (1 / (2 m^2))-zCDP for integer shifts of L2 norm <= Delta' / gamma:
+  the same Renyi curve as the continuous Gaussian, but *not* its privacy
+  loss distribution, so it is accounted with ``ZCDpEvent`` through
+  dp-accounting's RDP accountant (slightly looser than the Gaussian-DP
+  conversion the float path uses).
+* ``noise="laplace"``: independent discrete Laplace per coordinate with
+  scale m Delta_1' / gamma, epsilon = 1 / m for an L1 shift <= Delta_1' /
+  gamma (the discrete Laplace density ratio is exp(|k| - |k + s|) / scale).
+  It replaces the float path's L2-Laplace (which has no exact sampler);
+  the noise norm is about sqrt(2) times larger for the same epsilon.
+
+Samplers: Algorithms 1-3 of Canonne et al., with Python integers and
+no floating point; uniform integers come from a ``random.Random`` seeded
+with 256 bits of the numpy ``Generator`` at each release (``randrange`` is
+exact rejection sampling on raw bits), so runs stay reproducible from
+``random_state`` and resumable. They are loops in Python:
+tens of microseconds per coordinate (measured in docs/benchmarks/noise.md).
+"""
+
+import math
+import random
+
+import numpy as np
+
+SAMPLERS = ("float", "discrete")
+
+_SLACK = 1e-9  # relative floating-point slack on every sensitivity
+_GRID_BITS = 10  # grid step <= Delta / (2^10 sqrt d): Delta' = Delta (1 + ~1e-3)
+
+
+def check_sampler(sampler):
+    if sampler not in SAMPLERS:
+        raise ValueError(f"noise_sampler must be one of {SAMPLERS}, got {sampler!r}.")
+
+
+def grid_step(sensitivity, dim):
+    """The grid of a release: a power of two <= sensitivity / (1024 sqrt(dim))."""
+    target = float(sensitivity) / (2**_GRID_BITS * math.sqrt(max(int(dim), 1)))
+    if not target > 0 or not math.isfinite(target):
+        raise ValueError(f"the grid needs a positive finite sensitivity, got {sensitivity!r}.")
+    return math.ldexp(1.0, math.floor(math.log2(target)))
+
+
+def grid_sensitivity(sensitivity, dim, step, noise="gaussian"):
+    """Sensitivity of ``rint(v / step)`` in grid units: L2 (Gaussian) or L1 (Laplace)."""
+    d = max(int(dim), 1)
+    if noise == "gaussian":
+        return float(sensitivity) * (1 + _SLACK) / step + math.sqrt(d)
+    return math.sqrt(d) * float(sensitivity) * (1 + _SLACK) / step + d
+
+
+def quantise(value, step):
+    """``rint(value / step)`` as float64 integers (exact below 2^53)."""
+    return np.rint(np.asarray(value, dtype=np.float64) / step)
+
+
+# ---------------------------------------------------------------- exact draws
+# Rationals are passed as integer pairs (num, den): Fraction arithmetic would
+# cost several times more in these loops. ``bits`` is a ``random.Random``
+# seeded from the numpy Generator: its ``randrange`` is exact (rejection on
+# raw bits) and ~5x cheaper per call than ``Generator.integers``.
+
+def _bernoulli_exp_le1(bits, num, den):
+    # Canonne et al. Algorithm 1: Bernoulli(exp(-num/den)) for num <= den
+    k = 1
+    while bits.randrange(den * k) < num:
+        k += 1
+    return k % 2 == 1
+
+
+def bernoulli_exp(bits, num, den):
+    """Bernoulli(exp(-num / den)) for integers num >= 0, den > 0, exactly."""
+    whole, rest = divmod(num, den)
+    for _ in range(whole):
+        if not _bernoulli_exp_le1(bits, 1, 1):
+            return False
+    return _bernoulli_exp_le1(bits, rest, den)
+
+
+def discrete_laplace(bits, t, s=1):
+    """One draw with P(k) proportional to exp(-|k| s / t) (integers t, s > 0).
+
+    Canonne et al. Algorithm 2.
+    """
+    while True:
+        u = bits.randrange(t)
+        if not bernoulli_exp(bits, u, t):
+            continue
+        v = 0
+        while _bernoulli_exp_le1(bits, 1, 1):
+            v += 1
+        y = (u + t * v) // s
+        negative = bits.getrandbits(1) == 1
+        if negative and y == 0:
+            continue
+        return -y if negative else y
+
+
+def discrete_gaussian(bits, num, den):
+    """One draw with P(k) proportional to exp(-k^2 / (2 sigma^2)), sigma^2 = num / den.
+
+    Canonne et al. Algorithm 3: discrete Laplace proposals of scale
+    t = floor(sigma) + 1, accepted with probability
+    exp(-(|y| - sigma^2 / t)^2 / (2 sigma^2)) = exp(-(|y| t den - num)^2 / (2 num t^2 den)).
+    """
+    t = math.isqrt(num // den) + 1
+    q = 2 * num * t * t * den
+    while True:
+        y = discrete_laplace(bits, t)
+        if bernoulli_exp(bits, (abs(y) * t * den - num) ** 2, q):
+            return y
+
+
+def _up(x, bits=8):
+    """Numerator over 2^bits of a rational >= x: noise is rounded up, never down."""
+    return math.ceil(float(x) * 2**bits)
+
+
+def discrete_noise(rng, size, scale, noise="gaussian"):
+    """``size`` independent integer draws (as float64) in grid units.
+
+    ``scale`` is the Gaussian sigma or the Laplace scale, in grid units; it is
+    rounded *up* to a multiple of 1/256 (more noise than accounted: safe).
+    The integer source is seeded with 256 bits from ``rng``, so the draws are
+    a deterministic function of ``rng``'s state.
+    """
+    bits = random.Random(int.from_bytes(rng.bytes(32), "little"))
+    if noise == "gaussian":
+        num, den = _up(float(scale) ** 2), 2**8
+        draws = [discrete_gaussian(bits, num, den) for _ in range(size)]
+    else:
+        t, s = _up(scale), 2**8
+        draws = [discrete_laplace(bits, t, s) for _ in range(size)]
+    return np.array(draws, dtype=np.float64)

@@ -1,0 +1,58 @@
+"""Noise for a release, on either sampling path, and the event it costs.
+
+``sampler="float"`` draws floating-point Gaussian or L2-Laplace noise (fast;
+its low-order bits can leak, see :mod:`._discrete`); ``sampler="discrete"``
+is the hardened path of :mod:`._discrete`. Both take the same noise
+multiplier m (noise scale over sensitivity), so calibration is shared.
+"""
+
+import numpy as np
+from dp_accounting import GaussianDpEvent, ZCDpEvent
+
+from ..accounting import pure_dp_event
+from ._discrete import discrete_noise, grid_sensitivity, grid_step, quantise
+
+
+def sample_l2_laplace(rng, dim, scale, size=None):
+    """Draw from the density proportional to exp(-||b||_2 / scale) on R^dim.
+
+    The norm of such a vector is Gamma(dim, scale) and its direction uniform.
+    """
+    shape = (dim,) if size is None else (size, dim)
+    direction = rng.standard_normal(shape)
+    direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+    radius = rng.gamma(dim, scale, size=None if size is None else (size, 1))
+    return direction * radius
+
+
+def perturb(value, *, sensitivity, multiplier, noise="gaussian", sampler="float", rng):
+    """Release ``value`` with noise of ``multiplier`` x ``sensitivity``.
+
+    ``sampler="float"``: Gaussian noise of standard deviation m Delta, or
+    L2-Laplace noise of scale m Delta (density ~ exp(-||b|| / (m Delta))).
+    ``sampler="discrete"``: the hardened path of :mod:`._discrete` (grid, inflated
+    sensitivity, exact integer noise). Either way the cost is one Gaussian
+    (zCDP for "discrete") or one (1 / m)-DP mechanism: see
+    :func:`noise_event`.
+    """
+    value = np.asarray(value, dtype=np.float64)
+    if multiplier == 0 or sensitivity == 0:
+        return value.copy()
+    if sampler == "float":
+        scale = multiplier * sensitivity
+        if noise == "gaussian":
+            return value + rng.normal(0.0, scale, size=value.shape)
+        return value + sample_l2_laplace(rng, value.size, scale).reshape(value.shape)
+    step = grid_step(sensitivity, value.size)
+    scale = multiplier * grid_sensitivity(sensitivity, value.size, step, noise)
+    draws = discrete_noise(rng, value.size, scale, noise).reshape(value.shape)
+    return (quantise(value, step) + draws) * step
+
+
+def noise_event(multiplier, noise="gaussian", sampler="float"):
+    """The ``DpEvent`` of :func:`perturb` (or of a tree node) with this multiplier."""
+    if noise == "laplace":
+        return pure_dp_event(1.0 / multiplier)
+    if sampler == "discrete":
+        return ZCDpEvent(rho=np.inf if multiplier == 0 else 0.5 / multiplier**2)
+    return GaussianDpEvent(multiplier)
