@@ -56,3 +56,13 @@ def blas_description():
 def command_line(script):
     """The command that produced a table, as the user typed it."""
     return f"python benchmarks/{script}" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+
+
+def write_report(text, args, name):
+    """Print a benchmark's markdown and write it to ``--out`` or docs/benchmarks/``name``
+    (a ``--quick`` run writes only where ``--out`` says)."""
+    out = args.out or (None if args.quick else REPO / "docs" / "benchmarks" / name)
+    if out:
+        with open(out, "w") as fh:
+            fh.write(text)
+    print(text)

@@ -22,7 +22,7 @@ import argparse
 import time
 import warnings
 
-from _common import REPO, command_line, machine_lines, md_table
+from _common import command_line, machine_lines, md_table, write_report
 
 import numpy as np
 
@@ -167,11 +167,7 @@ def main():
         "the L1 bound, about sqrt(2) times the noise norm.",
         "",
     ])
-    out = args.out or (None if args.quick else REPO / "docs" / "benchmarks" / "noise.md")
-    if out:
-        with open(out, "w") as fh:
-            fh.write(text)
-    print(text)
+    write_report(text, args, "noise.md")
 
 
 if __name__ == "__main__":

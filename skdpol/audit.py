@@ -129,7 +129,8 @@ def epsilon_lower_bound(stats_d, stats_d_prime, delta, confidence=0.95):
 
 
 def _default_statistic(model, canary_x):
-    if hasattr(model, "coef_") and np.ndim(model.coef_) == 1:
+    linear = not hasattr(model, "random_features_")  # a kernel model predicts via its map
+    if linear and hasattr(model, "coef_") and np.ndim(model.coef_) == 1:
         # a released linear model: its prediction at the canary, without re-validation
         return float(canary_x @ model.coef_ + model.intercept_)
     if hasattr(model, "decision_function"):

@@ -4,7 +4,12 @@ import warnings
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skdpol import PrivacyLeakWarning, PrivateOnlineLogistic, PrivateOnlineRegressor
+from skdpol import (
+    KernelPrivateOnlineRegressor,
+    PrivacyLeakWarning,
+    PrivateOnlineLogistic,
+    PrivateOnlineRegressor,
+)
 
 ESTIMATORS = [
     PrivateOnlineRegressor(),  # defaults: bounds read off the data (warns)
@@ -16,6 +21,8 @@ ESTIMATORS = [
     # the hardened sampling path
     PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0, noise_sampler="discrete"),
     PrivateOnlineLogistic(data_norm=5.0, noise_sampler="discrete"),
+    KernelPrivateOnlineRegressor(),  # defaults: y_bound read off the data (warns)
+    KernelPrivateOnlineRegressor(y_bound=5.0, algorithm="korls", n_components=16),
 ]
 
 

@@ -20,7 +20,12 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skdpol import PrivacyLeakWarning, PrivateOnlineLogistic, PrivateOnlineRegressor
+from skdpol import (
+    KernelPrivateOnlineRegressor,
+    PrivacyLeakWarning,
+    PrivateOnlineLogistic,
+    PrivateOnlineRegressor,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANTED = 0.123456789012345  # a distinctive training value (row norm < data_norm)
@@ -66,6 +71,11 @@ CASES = {
     "logistic igd, discrete noise": (lambda: PrivateOnlineLogistic(
         data_norm=3.0, algorithm="igd", batch_size=1, horizon=3000, noise_sampler="discrete",
         random_state=0), _classification_stream, {"classes": [0, 1]}),
+    "kernel ftl": (lambda: KernelPrivateOnlineRegressor(
+        y_bound=4.0, n_components=16, batch_size=5, random_state=0), _regression_stream, {}),
+    "kernel korls": (lambda: KernelPrivateOnlineRegressor(
+        y_bound=4.0, n_components=16, algorithm="korls", batch_size=7, random_state=0),
+        _regression_stream, {}),
 }
 CHUNKS = [0, 700, 1100, 1900, 3000]  # uneven: rounds straddle the calls
 
@@ -94,7 +104,7 @@ def test_resume_after_pickling_is_bit_for_bit(case):
 
 
 @pytest.mark.parametrize("case", ["regressor ftl", "logistic ftrl", "logistic igd",
-                                  "regressor ftl, discrete noise"])
+                                  "regressor ftl, discrete noise", "kernel korls"])
 def test_resume_in_a_new_process_is_bit_for_bit(case, tmp_path):
     make, stream, kwargs = CASES[case]
     X, y = stream()
@@ -120,7 +130,8 @@ def test_resume_in_a_new_process_is_bit_for_bit(case, tmp_path):
 
 # ----------------------------------------------------------------- no side doors
 _PUBLIC = {"coef_", "intercept_", "classes_", "n_features_in_", "feature_names_in_",
-           "n_samples_seen_", "privacy_spent_", "mutual_information_bound_"}
+           "n_samples_seen_", "privacy_spent_", "mutual_information_bound_",
+           "random_features_"}
 
 
 def _patterns(value):
@@ -162,14 +173,16 @@ def test_no_training_value_reaches_the_public_surface(case):
     assert _contains(X.tobytes(), PLANTED)
 
 
-@pytest.mark.parametrize("est", [PrivateOnlineRegressor, PrivateOnlineLogistic])
+@pytest.mark.parametrize("est", [PrivateOnlineRegressor, PrivateOnlineLogistic,
+                                 KernelPrivateOnlineRegressor])
 def test_curator_state_is_documented_as_secret(est):
     doc = est.__doc__
     assert "curator state" in doc and "pickle" in doc and "public_model()" in doc
 
 
 # ----------------------------------------------------------------- faults mid-chunk
-@pytest.mark.parametrize("case", [c for c in CASES if not c.startswith("regressor ftl")])
+@pytest.mark.parametrize("case", [c for c in CASES
+                                  if not c.startswith(("regressor ftl", "kernel ftl"))])
 def test_a_fault_in_the_middle_of_a_chunk_leaves_the_state_as_it_was(case, monkeypatch):
     make, stream, kwargs = CASES[case]
     X, y = stream()
@@ -239,7 +252,8 @@ def _chunks(draw):
 
 
 @pytest.mark.parametrize("case", ["regressor ftl", "regressor mi-ogd", "logistic ftrl",
-                                  "logistic mi-ogd bandit", "logistic ftrl, discrete noise"])
+                                  "logistic mi-ogd bandit", "logistic ftrl, discrete noise",
+                                  "kernel korls"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_chunks(), labels=st.data())
 def test_fuzzed_chunks_give_a_finite_model_and_an_unchanged_privacy_bound(case, data, labels):

@@ -7,6 +7,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from ..accounting import PrivacySpent, epsilon_spent
@@ -207,3 +208,48 @@ class PrivateLinearMixin:
         if stream is not None:
             self._algo = stream
         return W, event
+
+
+class StreamingRegressorMixin:
+    """``partial_fit`` and ``fit`` of the regressors: validate, then one transaction.
+
+    Subclasses implement ``_learn(X, y, progressive)`` and ``_fit(X, y)``.
+    """
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y):
+        """Learn from one chunk of the stream and publish the updated model.
+
+        The whole chunk is validated, clipped and checked against the horizon
+        before anything changes: on any error the estimator is exactly as it
+        was before the call.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        self._transaction(self._learn, X, y, False)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Learn from all of ``X`` and publish one model (one noisy release).
+
+        ``horizon`` does not apply: ``fit`` releases once, whatever the size.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        self._transaction(self._fit, X, y)
+        return self

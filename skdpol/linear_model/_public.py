@@ -56,6 +56,42 @@ class PublicLinearRegressor(RegressorMixin, _PublicRelease):
         return self._validated(X) @ self.coef_ + self.intercept_
 
 
+class PublicKernelRegressor(RegressorMixin, _PublicRelease):
+    """A published kernel model: the public feature map and released weights.
+
+    Returned by :meth:`KernelPrivateOnlineRegressor.public_model`. It holds
+    ``random_features_`` (the data-independent frequencies), ``coef_``,
+    ``intercept_``, ``n_features_in_`` (and ``feature_names_in_``),
+    ``n_samples_seen_`` and ``privacy_spent_``; no sums, iterate, noise or
+    random state. It cannot learn further.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> import numpy as np
+    >>> from skdpol import KernelPrivateOnlineRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(2_000, 2))
+    >>> y = np.sin(3 * X[:, 0])
+    >>> est = KernelPrivateOnlineRegressor(y_bound=1.0, n_components=32,
+    ...                                    random_state=0).fit(X, y)
+    >>> public = pickle.loads(pickle.dumps(est.public_model()))
+    >>> bool(np.array_equal(public.predict(X), est.predict(X)))
+    True
+    """
+
+    _RELEASED = ("random_features_",) + _PublicRelease._RELEASED
+
+    def predict(self, X):
+        return kernel_predict(self.random_features_, self.coef_, self.intercept_,
+                              self._validated(X))
+
+
+def kernel_predict(features, coef, intercept, X):
+    """Predictions of weights ``coef`` on the random-feature part of ``features``."""
+    return features.transform(X)[:, : coef.size] @ coef + intercept
+
+
 class PublicLinearClassifier(ClassifierMixin, _PublicRelease):
     """A published linear classifier: released parameters only, safe to pickle.
 

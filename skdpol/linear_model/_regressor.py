@@ -5,7 +5,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -19,12 +19,13 @@ from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one
 from ..utils import clip_labels, clip_rows, row_norms_max
 from ..utils._docstrings import inject_docstring
 from ..losses import SquaredLoss
-from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, make_rng
+from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin, make_rng
 from ._public import PublicLinearRegressor
 
 
 @inject_docstring()
-class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
+class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, RegressorMixin,
+                             BaseEstimator):
     """Differentially private linear regression on a stream.
 
     ``partial_fit`` runs private Follow-the-Leader for the ridge loss (PQFTL,
@@ -228,26 +229,6 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
             self.intercept_ = 0.0
 
     # ----------------------------------------------------------- learning
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y):
-        """Learn from one chunk of the stream and publish the updated model.
-
-        The whole chunk is validated, clipped and checked against the horizon
-        before anything changes: on any error the estimator is exactly as it
-        was before the call.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        self._transaction(self._learn, X, y, False)
-        return self
-
     def _learn(self, X, y, progressive):
         self._leave_one_shot()
         if self.algorithm != "ftl":
@@ -302,24 +283,6 @@ class PrivateOnlineRegressor(PrivateLinearMixin, RegressorMixin, BaseEstimator):
             rng=self._rng, V_scale=s_V, u_scale=s_u, intercept=self._intercept,
             sampler=self.noise_sampler,
         )
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn from all of ``X`` and publish one model (one noisy release).
-
-        ``horizon`` does not apply: ``fit`` releases once, whatever the size.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        self._transaction(self._fit, X, y)
-        return self
 
     def _fit(self, X, y):
         if self.algorithm != "ftl":

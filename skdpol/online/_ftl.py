@@ -229,14 +229,15 @@ class PrivateQuadraticFTL:
     def _round_leaves(self, X, y, bounds):
         """The leaf of each round ``X[bounds[i]:bounds[i + 1]]``, one row per round.
 
-        Small rounds: per-row leaves summed by round, in blocks of ~4096 rows
-        (a Python loop over thousands of one-row rounds costs 20x more).
+        Small rounds: per-row leaves summed by round, in blocks of at most
+        ~2^20 leaf entries (a Python loop over thousands of one-row rounds
+        costs 20x more; the block bound keeps memory at ~8 MB for wide leaves).
         """
         b = self.batch_size
         if b >= 64:
             return np.stack([self._leaf_sum(X[lo:hi], y[lo:hi])
                              for lo, hi in zip(bounds[:-1], bounds[1:])])
-        per_block = max(1, 4096 // b)
+        per_block = max(1, min(4096, 2**20 // (self._k + self.n_features)) // b)
         parts = []
         for i in range(0, len(bounds) - 1, per_block):
             idx = np.asarray(bounds[i:i + per_block + 1])

@@ -1,0 +1,306 @@
+"""KernelPrivateOnlineRegressor: kernel regression on a stream (seed 003).
+
+A linear model on public, data-independent random Fourier features
+(:class:`skdpol.kernel.RandomFourierFeatures`), so the released model is a
+weight vector and never a training row. It lives beside the linear
+estimators because it *is* one in feature space and shares their machinery;
+the numerics are in :mod:`skdpol.kernel` and :mod:`skdpol.online`.
+"""
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..accounting import calibrate_noise_multiplier
+from ..exceptions import PrivacyLeakWarning
+from ..kernel import KERNELS, KernelORLS, RandomFourierFeatures
+from ..kernel._release import final_release
+from ..mechanisms import tree_event
+from ..online import (
+    OutputPerturbation,
+    PrivateQuadraticFTL,
+    one_shot_event,
+    one_shot_ridge,
+)
+from ..utils import clip_labels
+from ..utils._docstrings import inject_docstring
+from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin, make_rng
+from ._public import PublicKernelRegressor, kernel_predict
+
+
+@inject_docstring()
+class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, RegressorMixin,
+                             BaseEstimator):
+    """Differentially private kernel regression on a stream.
+
+    Every row is mapped by a random Fourier feature map phi (``kernel``,
+    ``gamma``, ``n_components``) whose frequencies are drawn from the random
+    state alone, never from the data, and ||phi(x)|| = 1 for every x: the
+    rows need no clipping and no ``data_norm``. The model is a weight vector
+    on those features, released with noise:
+
+    * ``algorithm="ftl"`` (default): ridge regression in feature space by
+      private Follow-the-Leader (PQFTL, the tree of private sums of
+      phi phi^T and y phi used by :class:`PrivateOnlineRegressor`), with
+      rows of norm 1; ``fit`` releases one noisy copy of the sums.
+    * ``algorithm="korls"``: seed 003's online regularised least squares,
+      w <- w - eta_t [(<w, phi_t> - y_t) phi_t + lambda_t w] with
+      eta_t = (t + t0)^-theta, lambda_t = (t + t0)^-(1 - theta), released by
+      output perturbation (POCP, :class:`skdpol.online.OutputPerturbation`)
+      after every call; ``fit`` releases the final iterate once
+      (:mod:`skdpol.kernel._release`). Its sensitivity is derived for every
+      release and every replaced row, not only the last row
+      (:mod:`skdpol.kernel._korls`).
+
+    Parameters
+    ----------
+    {epsilon}
+    {delta}
+    {y_bound}
+    kernel : {{"rbf", "laplacian"}}, default="rbf"
+        Shift-invariant kernel approximated by the features:
+        exp(-gamma ||x - x'||_2^2) or exp(-gamma ||x - x'||_1).
+    gamma : float, default=1.0
+        Kernel bandwidth (a parameter, never read off the data).
+    n_components : int, default=128
+        Number of random features, rounded up to an even number (cos/sin
+        pairs). More features approximate the kernel better but spread the
+        noise over more weights; ``"ftl"`` releases sums of size
+        n_components^2 / 2.
+    algorithm : {{"ftl", "korls"}}, default="ftl"
+    alpha : float, default=1e-4
+        ``"ftl"`` only: ridge weight per row (the model minimises the mean
+        squared error plus alpha ||w||^2 / 2).
+    theta : float, default=0.8
+        ``"korls"`` only: the step-size exponent in (1/2, 1). Larger theta
+        means smaller steps and sensitivity ~ t^(1 - 2 theta), but a
+        stronger regularisation lambda_t = (t + t0)^-(1 - theta).
+    t0 : float or None, default=None
+        ``"korls"`` only: schedule offset; None takes the smallest t0 with
+        t0^theta >= 2 (seed 003's condition with kappa = 1).
+    {batch_size}
+    {horizon}
+    noise_calibration : {{"tight"}}, default="tight"
+        Only the tight calibration: seed 003 adds one scalar of noise to the
+        function, which does not make a function private, so there is no
+        "paper" calibration to reproduce.
+    {noise_sampler}
+    fit_intercept : bool, default=True
+        Add a constant feature (the features are then scaled by sqrt(1/2)
+        so the row norm stays 1; the intercept is regularised like the
+        other weights).
+    {random_state}
+        The feature map and the noise come from two independent streams
+        spawned from it, so publishing the map reveals nothing of the noise.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_components,)
+        Released weights of the random features.
+    intercept_ : float
+    random_features_ : RandomFourierFeatures
+        The public feature map (frequencies only, data-independent).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined only if X had string column names.
+    n_samples_seen_ : int
+    privacy_spent_ : skdpol.accounting.PrivacySpent
+
+    Notes
+    -----
+    Neighbouring streams differ in one row (replace-one). The feature map is
+    public, so a row's whole influence is through phi(x) (norm 1) and its
+    clipped label (|y| <= y_bound): for ``"ftl"`` the tree's joint
+    sensitivity of :class:`PrivateOnlineRegressor` with R = 1, M = y_bound;
+    for ``"korls"`` the bound Delta_n of :class:`skdpol.kernel.KernelORLS`.
+    ``partial_fit`` publishes after every call (continual release) and
+    ``privacy_spent_`` covers every release; ``fit`` publishes once.
+    The live estimator holds curator state (exact sums or the exact
+    iterate, the noise generator) in underscore attributes: its pickle is as
+    sensitive as the data. ``public_model()`` is the shareable release.
+
+    References
+    ----------
+    Seed 003: online regularised least squares in an RKHS with output
+    perturbation. Rahimi & Recht (2007), random features for large-scale
+    kernel machines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_friedman1
+    >>> from skdpol import KernelPrivateOnlineRegressor
+    >>> X, y = make_friedman1(n_samples=20_000, noise=1.0, random_state=0)
+    >>> est = KernelPrivateOnlineRegressor(epsilon=1.0, y_bound=30.0, gamma=0.25,
+    ...                                    random_state=0).fit(X, y)
+    >>> est.coef_.shape, est.privacy_spent_.epsilon <= 1.0
+    ((128,), True)
+    >>> bool(est.score(X, y) > 0.5)
+    True
+    """
+
+    _parameter_constraints = {
+        "epsilon": SHARED_CONSTRAINTS["epsilon"],
+        "delta": SHARED_CONSTRAINTS["delta"],
+        "y_bound": [Interval(Real, 0, None, closed="neither"), None],
+        "kernel": [StrOptions(set(KERNELS))],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "algorithm": [StrOptions({"ftl", "korls"})],
+        "alpha": SHARED_CONSTRAINTS["alpha"],
+        "theta": [Interval(Real, 0.5, 1, closed="neither")],
+        "t0": [Interval(Real, 0, None, closed="neither"), None],
+        "batch_size": SHARED_CONSTRAINTS["batch_size"],
+        "horizon": SHARED_CONSTRAINTS["horizon"],
+        "noise_calibration": [StrOptions({"tight"})],
+        "noise_sampler": SHARED_CONSTRAINTS["noise_sampler"],
+        "fit_intercept": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, epsilon=1.0, delta=1e-5, y_bound=None, kernel="rbf", gamma=1.0,
+                 n_components=128, algorithm="ftl", alpha=1e-4, theta=0.8, t0=None,
+                 batch_size=1, horizon=None, noise_calibration="tight", noise_sampler="float",
+                 fit_intercept=True, random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.y_bound = y_bound
+        self.kernel = kernel
+        self.gamma = gamma
+        self.n_components = n_components
+        self.algorithm = algorithm
+        self.alpha = alpha
+        self.theta = theta
+        self.t0 = t0
+        self.batch_size = batch_size
+        self.horizon = horizon
+        self.noise_calibration = noise_calibration
+        self.noise_sampler = noise_sampler
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    # ----------------------------------------------------------- set-up
+    def _start(self, X, y):
+        """Resolve the label bound, split the RNG, draw the public feature map."""
+        if self.y_bound is None:
+            warnings.warn(
+                "y_bound is None: the label bound was read off the data, which "
+                "leaks it and voids the guarantee for it. Pass y_bound.",
+                PrivacyLeakWarning, stacklevel=4,
+            )
+            self._y_bound, self._bounds_trusted = float(np.max(np.abs(y), initial=0.0)) or 1.0, False
+        else:
+            self._y_bound, self._bounds_trusted = float(self.y_bound), True
+        features_rng, self._rng = make_rng(self.random_state).spawn(2)
+        self.random_features_ = RandomFourierFeatures(
+            X.shape[1], self.n_components + self.n_components % 2, kernel=self.kernel, gamma=self.gamma,
+            intercept=self.fit_intercept, rng=features_rng)
+        self._overspend_warned = False
+        self._releases = 0
+
+    def _multiplier(self, make_event):
+        if math.isinf(self.epsilon):
+            return 0.0
+        return calibrate_noise_multiplier(make_event, self.epsilon, self.delta)
+
+    def _korls(self, rounds, batch_size):
+        return KernelORLS(n_components=self.random_features_.n_features_out,
+                          theta=self.theta, y_bound=self._y_bound, t0=self.t0,
+                          batch_size=batch_size, horizon=rounds)
+
+    def _start_stream(self, rounds):
+        if self.algorithm == "korls":
+            self._algo = OutputPerturbation(
+                self._korls(rounds, self.batch_size), epsilon=self.epsilon, delta=self.delta, noise=self._noise,
+                rng=self._rng, noise_factor=self._noise_factor, sampler=self.noise_sampler)
+            return
+        m = self._multiplier(lambda m: tree_event(
+            noise_multiplier=m, horizon=rounds, noise=self._noise, sampler=self.noise_sampler))
+        self._algo = PrivateQuadraticFTL(
+            n_features=self.random_features_.n_features_out, alpha=self.alpha, row_bound=1.0,
+            label_bound=self._y_bound, noise_multiplier=m * self._noise_factor,
+            horizon=rounds, batch_size=self.batch_size, noise=self._noise, rng=self._rng,
+            sampler=self.noise_sampler)
+
+    def _publish(self, w):
+        w = np.asarray(w, dtype=np.float64).reshape(-1)
+        if self.fit_intercept:
+            self.coef_ = w[:-1].copy()
+            self.intercept_ = float(w[-1] * math.sqrt(0.5))  # the constant feature's value
+        else:
+            self.coef_ = w.copy()
+            self.intercept_ = 0.0
+
+    # ----------------------------------------------------------- learning
+    def _learn(self, X, y, progressive):
+        del progressive  # no per-row progressive predictions for the kernel model
+        self._leave_one_shot()
+        first_call = not hasattr(self, "_algo")
+        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
+        self._check_horizon(X.shape[0])
+        if first_call:
+            self._start(X, y)
+            self._start_stream(None if self.horizon is None
+                               else max(1, self.horizon // self.batch_size))
+        F = self.random_features_.transform(X)
+        yc = clip_labels(y, self._y_bound)
+        self._algo.check_room(X.shape[0])  # all checks done: from here on, mutate
+        self._algo.learn(F, yc)
+        self._releases += 1
+        if self.algorithm == "korls":
+            self._record_stream(X.shape[0], self._algo.published, self._algo.event())
+        else:
+            self._record_stream(X.shape[0], self._algo.release(),
+                                self._algo.event(self._algo.n_rounds))
+
+    def _fit(self, X, y):
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
+        for name in ("_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
+            self.__dict__.pop(name, None)
+        self._start(X, y)
+        F = self.random_features_.transform(X)
+        yc = clip_labels(y, self._y_bound)
+        if self.algorithm == "korls":
+            w, event = final_release(
+                self._korls(None, 1), F, yc, epsilon=self.epsilon, delta=self.delta,
+                noise=self._noise, sampler=self.noise_sampler, rng=self._rng,
+                noise_factor=self._noise_factor)
+        else:
+            m = self._multiplier(lambda m: one_shot_event(m, self._noise, self.noise_sampler))
+            w, event = one_shot_ridge(
+                F, yc, alpha=self.alpha, row_bound=1.0, label_bound=self._y_bound,
+                noise_multiplier=m * self._noise_factor, noise=self._noise, rng=self._rng,
+                sampler=self.noise_sampler)
+        self._record_one_release(X.shape[0], w, event)
+
+    # ----------------------------------------------------------- using
+    def predict(self, X):
+        """Predict with the published model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return kernel_predict(self.random_features_, self.coef_, self.intercept_, X)
+
+    def public_model(self):
+        """The shareable release: feature map, weights and ``privacy_spent_`` only.
+
+        Returns
+        -------
+        model : PublicKernelRegressor
+        """
+        check_is_fitted(self, "coef_")
+        return PublicKernelRegressor._from_release(self)
+

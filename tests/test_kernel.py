@@ -1,0 +1,158 @@
+"""KernelPrivateOnlineRegressor: utility, the released map, audits, bad input.
+
+Estimator checks are in test_common.py; resume, side doors, faults and
+refused inputs in test_hardening.py ("kernel" cases).
+"""
+
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_friedman1
+
+from skdpol import (
+    BudgetExhaustedError,
+    KernelPrivateOnlineRegressor,
+    PrivacyLeakWarning,
+    PrivateOnlineRegressor,
+)
+from skdpol.audit import audit_estimator
+
+
+@pytest.fixture(scope="module")
+def friedman():
+    X, y = make_friedman1(n_samples=33_000, noise=1.0, random_state=0)
+    return X[:30_000], y[:30_000], X[30_000:], y[30_000:]
+
+
+def test_the_kernel_model_beats_the_linear_one_on_a_nonlinear_stream(friedman):
+    X, y, Xt, yt = friedman
+    linear = PrivateOnlineRegressor(epsilon=1.0, data_norm=math.sqrt(10), y_bound=30.0,
+                                    random_state=0).fit(X, y).score(Xt, yt)
+    kernel = [KernelPrivateOnlineRegressor(epsilon=1.0, y_bound=30.0, gamma=0.25,
+                                           random_state=seed).fit(X, y) for seed in range(3)]
+    assert all(k.privacy_spent_.epsilon <= 1.0 + 1e-9 for k in kernel)
+    assert np.median([k.score(Xt, yt) for k in kernel]) > linear
+    # without noise the kernel model captures the non-linearity the linear one cannot
+    linear_exact = PrivateOnlineRegressor(epsilon=np.inf, data_norm=math.sqrt(10),
+                                          y_bound=30.0).fit(X, y).score(Xt, yt)
+    kernel_exact = KernelPrivateOnlineRegressor(epsilon=np.inf, y_bound=30.0, gamma=0.25,
+                                                random_state=0).fit(X, y).score(Xt, yt)
+    assert kernel_exact > linear_exact + 0.05
+
+
+def test_partial_fit_learns_and_stays_in_budget(friedman):
+    X, y, Xt, yt = friedman
+    kernel = KernelPrivateOnlineRegressor(epsilon=1.0, y_bound=30.0, gamma=0.25,
+                                          horizon=len(y), random_state=0)
+    for start in range(0, len(y), 5000):
+        kernel.partial_fit(X[start:start + 5000], y[start:start + 5000])
+    assert kernel.privacy_spent_.epsilon <= 1.0 + 1e-9 and kernel.privacy_spent_.releases == 6
+    assert kernel.score(Xt, yt) > 0.1  # better than the mean; the benchmark has the figures
+
+
+def test_korls_stays_in_budget_on_an_unbounded_stream():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(6000, 3))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2
+    est = KernelPrivateOnlineRegressor(algorithm="korls", y_bound=2.0, n_components=32,
+                                       batch_size=10, random_state=0)
+    for start in range(0, 6000, 200):  # 30 releases, no horizon
+        est.partial_fit(X[start:start + 200], y[start:start + 200])
+    assert est.privacy_spent_.releases == 30
+    assert 0 < est.privacy_spent_.epsilon <= 1.0 + 1e-9
+    assert np.all(np.isfinite(est.coef_))
+
+
+def test_the_feature_map_is_public_and_independent_of_the_data():
+    rng = np.random.default_rng(2)
+    X1, X2 = rng.normal(size=(100, 4)), 100 * rng.normal(size=(100, 4))
+    a = KernelPrivateOnlineRegressor(y_bound=1.0, random_state=3).fit(X1, rng.normal(size=100))
+    b = KernelPrivateOnlineRegressor(y_bound=1.0, random_state=3).fit(X2, rng.normal(size=100))
+    assert np.array_equal(a.random_features_.frequencies, b.random_features_.frequencies)
+
+
+def test_no_training_row_reaches_the_released_model():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, size=(500, 3))
+    X[17] = [0.123456789012345, -0.987654321098765, 0.5555555555555]
+    y = X.sum(axis=1)
+    for algorithm in ("ftl", "korls"):
+        est = KernelPrivateOnlineRegressor(algorithm=algorithm, y_bound=3.0, n_components=16,
+                                           random_state=0)
+        est.partial_fit(X[:250], y[:250]).partial_fit(X[250:], y[250:])
+        blob = pickle.dumps(est.public_model())
+        for value in X[17]:
+            assert np.float64(value).tobytes() not in blob
+            assert repr(float(value)).encode() not in blob
+        assert np.float64(X[17, 0]).tobytes() in X.tobytes()  # the control
+
+
+def test_the_horizon_is_enforced_and_nothing_changes():
+    X = np.random.default_rng(5).normal(size=(120, 2))
+    est = KernelPrivateOnlineRegressor(y_bound=1.0, horizon=100, n_components=8,
+                                       random_state=0).partial_fit(X[:80], X[:80, 0])
+    before = pickle.dumps(est)
+    with pytest.raises(BudgetExhaustedError, match="horizon"):
+        est.partial_fit(X[80:], X[80:, 0])
+    assert pickle.dumps(est) == before
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(n_components=0), "n_components"),
+    (dict(theta=1.0), "theta"),
+    (dict(epsilon=0.0), "epsilon"),
+    (dict(delta=1.0), "delta"),
+    (dict(kernel="poly"), "kernel"),
+    (dict(noise_calibration="paper"), "noise_calibration"),
+])
+def test_bad_parameters_are_refused_by_name(params, message):
+    X = np.random.default_rng(6).normal(size=(20, 2))
+    with pytest.raises(ValueError, match=message):
+        KernelPrivateOnlineRegressor(y_bound=1.0, **params).fit(X, X[:, 0])
+
+
+def test_y_bound_none_warns():
+    X = np.random.default_rng(7).normal(size=(50, 2))
+    with pytest.warns(PrivacyLeakWarning, match="y_bound"):
+        est = KernelPrivateOnlineRegressor(n_components=8, random_state=0).fit(X, X[:, 0])
+    assert not est.privacy_spent_.bounds_trusted
+
+
+# ----------------------------------------------------------------- audits
+class NoiseCutTenfold(KernelPrivateOnlineRegressor):
+    """Deliberately broken: a tenth of the calibrated noise for the same claim."""
+
+    _noise_factor = 0.1
+
+
+def _setting(n=8):
+    # D holds (x_c, -1) where D' holds the canary (x_c, +1); the other rows sit
+    # far away (their features are nearly orthogonal to phi(x_c)) with label 0
+    X, y = np.full((n, 1), 4.0), np.zeros(n)
+    X[0], y[0] = 0.0, -1.0
+    return X, y, np.array([0.0]), 1.0
+
+
+@pytest.mark.parametrize("algorithm, method", [
+    ("ftl", "fit"), ("ftl", "partial_fit"), ("korls", "fit"), ("korls", "partial_fit"),
+])
+def test_kernel_audit(algorithm, method, audit_runs):
+    X, y, cx, cy = _setting()
+    # korls's fit releases the last iterate, where the last row weighs most
+    # (an earlier row's influence has contracted by (i + t0) / (n + t0))
+    index = len(X) - 1 if (algorithm, method) == ("korls", "fit") else 0
+    X[[0, index]], y[[0, index]] = X[[index, 0]], y[[index, 0]]
+    params = dict(epsilon=1.0, y_bound=1.0, gamma=2.0, n_components=8, algorithm=algorithm,
+                  horizon=len(X), fit_intercept=False, theta=0.6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        honest = audit_estimator(KernelPrivateOnlineRegressor(**params), X, y, cx, cy,
+                                 method=method, n_runs=audit_runs, index=index)
+    assert honest.epsilon_claimed <= 1.0 + 1e-9
+    assert not honest.refuted, honest
+    cut = audit_estimator(NoiseCutTenfold(**params), X, y, cx, cy, method=method,
+                          n_runs=audit_runs, epsilon_claimed=1.0, index=index)
+    assert cut.refuted, cut
