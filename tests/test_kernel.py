@@ -66,6 +66,23 @@ def test_korls_stays_in_budget_on_an_unbounded_stream():
     assert np.all(np.isfinite(est.coef_))
 
 
+@pytest.mark.parametrize("algorithm", ["ftl", "korls"])
+def test_the_hardened_sampler_releases_grid_points_within_budget(algorithm):
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, size=(900, 3))
+    y = np.sin(2 * X[:, 0])
+    est = KernelPrivateOnlineRegressor(algorithm=algorithm, y_bound=1.0, n_components=16,
+                                       batch_size=30, noise_sampler="discrete", random_state=0)
+    for start in range(0, 900, 300):
+        est.partial_fit(X[start:start + 300], y[start:start + 300])
+    assert est.privacy_spent_.accountant == "zcdp"
+    assert 0 < est.privacy_spent_.epsilon <= 1.0 + 1e-9
+    assert np.all(np.isfinite(est.coef_))
+    one = KernelPrivateOnlineRegressor(algorithm=algorithm, y_bound=1.0, n_components=16,
+                                       noise_sampler="discrete", random_state=0).fit(X, y)
+    assert one.privacy_spent_.accountant == "zcdp" and one.privacy_spent_.epsilon <= 1 + 1e-9
+
+
 def test_the_feature_map_is_public_and_independent_of_the_data():
     rng = np.random.default_rng(2)
     X1, X2 = rng.normal(size=(100, 4)), 100 * rng.normal(size=(100, 4))
