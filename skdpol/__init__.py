@@ -1,6 +1,7 @@
 """skdpol: scikit-learn-compatible differentially private online learners."""
 
 from .exceptions import BudgetExhaustedError, PrivacyLeakWarning
+from .feature_selection import PrivateSubmodularSelector
 from .linear_model import (
     KernelPrivateOnlineRegressor,
     PrivateOnlineLogistic,
@@ -15,5 +16,6 @@ __all__ = [
     "PrivacyLeakWarning",
     "PrivateOnlineLogistic",
     "PrivateOnlineRegressor",
+    "PrivateSubmodularSelector",
     "__version__",
 ]

@@ -7,7 +7,10 @@ import numpy as np
 from scipy import stats
 from sklearn.utils import Bunch
 
-__all__ = ["make_online_classification", "make_online_regression", "iter_chunks"]
+from .submodular import make_submodular_stream
+
+__all__ = ["make_online_classification", "make_online_regression", "make_submodular_stream",
+           "iter_chunks"]
 
 
 def make_online_regression(n_samples=100_000, n_features=10, noise=0.01,

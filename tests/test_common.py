@@ -7,6 +7,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skdpol import (
     KernelPrivateOnlineRegressor,
     PrivacyLeakWarning,
+    PrivateSubmodularSelector,
     PrivateOnlineLogistic,
     PrivateOnlineRegressor,
 )
@@ -23,6 +24,8 @@ ESTIMATORS = [
     PrivateOnlineLogistic(data_norm=5.0, noise_sampler="discrete"),
     KernelPrivateOnlineRegressor(),  # defaults: y_bound read off the data (warns)
     KernelPrivateOnlineRegressor(y_bound=5.0, algorithm="korls", n_components=16),
+    PrivateSubmodularSelector(random_state=0),
+    PrivateSubmodularSelector(feedback="bandit", delta=0.0, random_state=0),
 ]
 
 

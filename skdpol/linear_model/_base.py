@@ -1,7 +1,6 @@
 """What the linear estimators share: bounds, transactions, accounting, and
 the gradient-family algorithms (igd, giga, ftal, mi-ogd) behind ``algorithm``."""
 
-import copy
 import math
 import warnings
 from numbers import Integral, Real
@@ -13,7 +12,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..online import fit_once, make_stream
-from ..utils import clip_rows, row_norms_max
+from ..utils import clip_rows, row_norms_max, run_transaction
 
 
 def make_rng(random_state):
@@ -57,16 +56,7 @@ class PrivateLinearMixin:
     # ----------------------------------------------------------- state
     def _transaction(self, method, *args):
         """Run ``method(*args)``; on any error restore the state as it was."""
-        saved = dict(self.__dict__)
-        # the mutable curator state, copied together so shared objects stay shared
-        live = {k: saved[k] for k in ("_algo", "_ftl", "_rng") if k in saved}
-        saved.update(copy.deepcopy(live))
-        try:
-            return method(*args)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
+        return run_transaction(self, method, *args)
 
     @property
     def _noise(self):

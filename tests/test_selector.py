@@ -1,0 +1,152 @@
+"""PrivateSubmodularSelector: the shell, live play, bad input, the audit on support_.
+
+Estimator checks are in test_common.py; the numerics (Lovasz extension,
+rounding, bandit estimator, sensitivity, regret) in test_submodular_core.py.
+"""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+from skdpol import BudgetExhaustedError, PrivateSubmodularSelector
+from skdpol.accounting import calibrate_noise_multiplier
+from skdpol.audit import epsilon_lower_bound
+from skdpol.mechanisms import tree_event
+from skdpol.submodular import ConcaveMassCost, SubmodularPFTAL, make_submodular_stream
+
+
+def _stream(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(0.0, 1.0, size=(n, 6)) + [1, 1, -1, -1, 0.5, -1]
+
+
+def test_it_selects_the_rewarding_columns_within_budget():
+    X = _stream(4000)
+    sel = PrivateSubmodularSelector(epsilon=1.0, horizon=4000, random_state=0)
+    for start in range(0, 4000, 500):
+        sel.partial_fit(X[start:start + 500])
+    assert sel.get_support().tolist() == [True, True, False, False, True, False]
+    assert sel.transform(X[:5]).shape == (5, 3)
+    assert sel.privacy_spent_.epsilon <= 1.0 + 1e-9 and sel.n_samples_seen_ == 4000
+
+
+def test_the_planted_set_is_found_in_both_modes():
+    data = make_submodular_stream(n_items=8, n_rounds=6000, random_state=1)
+    full = PrivateSubmodularSelector(epsilon=1.0, horizon=6000, alpha=0.03,
+                                     random_state=0).fit(data.rows)
+    assert full.support_.tolist() == data.planted.tolist()
+    # bandit: the played set's cost only; regret must still fall (noise-light budget)
+    bandit = PrivateSubmodularSelector(n_items=8, feedback="bandit", epsilon=10.0,
+                                       horizon=6000, alpha=0.03, random_state=0)
+    costs = []
+    for row in data.rows:
+        mask = bandit.ask()
+        costs.append(float(data.expected_cost(mask[None, :])[0]))
+        bandit.tell(float(data.cost(mask[None, :], row)[0]))
+    regret = np.array(costs) - data.optimal_cost
+    assert regret[-1500:].mean() < 0.85 * regret[:1500].mean()  # measured 0.74
+
+
+def test_live_full_information_play_takes_a_callable():
+    sel = PrivateSubmodularSelector(n_items=3, epsilon=2.0, random_state=0)
+    cost = ConcaveMassCost()
+    for _ in range(300):
+        sel.ask()
+        sel.tell(lambda masks: cost(masks, np.array([1.0, -1.0, 1.0])))
+    assert sel.support_.tolist() == [True, False, True]
+    assert sel.privacy_spent_.releases == 300
+
+
+@pytest.mark.parametrize("feedback, bad, message", [
+    ("full", lambda masks: np.full(len(masks), np.nan), "finite|NaN"),
+    ("full", lambda masks: np.zeros((len(masks), 2)), "shape"),
+    ("full", lambda masks: np.zeros(len(masks) + 1), "shape"),
+    ("full", 0.5, "callable"),
+    ("bandit", float("nan"), "finite|NaN"),
+    ("bandit", np.array([1.0, 2.0]), "number|scalar|single"),
+    ("bandit", lambda masks: np.zeros(len(masks)), "number"),
+])
+def test_bad_feedback_is_refused_and_changes_nothing(feedback, bad, message):
+    sel = PrivateSubmodularSelector(n_items=3, feedback=feedback, cost_bound=2.0,
+                                    random_state=0)
+    sel.ask()
+    before = pickle.dumps(sel)
+    with pytest.raises(ValueError, match=message):
+        sel.tell(bad)
+    assert pickle.dumps(sel) == before
+
+
+def test_tell_without_ask_is_refused():
+    sel = PrivateSubmodularSelector(n_items=3, feedback="bandit", random_state=0)
+    with pytest.raises(ValueError, match="ask"):
+        sel.tell(0.3)
+    sel.ask()
+    sel.tell(0.3)
+    with pytest.raises(ValueError, match="ask"):
+        sel.tell(0.3)  # one tell per ask
+
+
+def test_a_cost_callable_cannot_reuse_the_built_in_costs_tighter_bound():
+    sel = PrivateSubmodularSelector(random_state=0).partial_fit(_stream(20))
+    sel.ask()
+    with pytest.raises(ValueError, match="ask"):
+        sel.tell(lambda masks: np.zeros(len(masks)))
+
+
+def test_bad_rows_and_the_horizon_change_nothing():
+    X = _stream(100)
+    sel = PrivateSubmodularSelector(horizon=80, random_state=0).partial_fit(X[:60])
+    before = pickle.dumps(sel)
+    for bad in (X[60:70, :4], np.where(np.eye(10, 6) > 0, np.nan, X[60:70])):
+        with pytest.raises(ValueError):
+            sel.partial_fit(bad)
+        assert pickle.dumps(sel) == before
+    with pytest.raises(BudgetExhaustedError):
+        sel.partial_fit(X[60:])
+    assert pickle.dumps(sel) == before
+
+
+def test_resume_after_pickling_is_bit_for_bit():
+    X = _stream(900)
+    whole = PrivateSubmodularSelector(random_state=0).partial_fit(X[:400]).partial_fit(X[400:])
+    half = pickle.loads(pickle.dumps(PrivateSubmodularSelector(random_state=0).partial_fit(X[:400])))
+    half.partial_fit(X[400:])
+    assert half.x_.tobytes() == whole.x_.tobytes()
+    assert half.support_.tolist() == whole.support_.tolist()
+
+
+def test_a_callable_cost_needs_its_bound():
+    with pytest.raises(ValueError, match="cost_bound"):
+        PrivateSubmodularSelector(cost=lambda masks, row: masks @ row).fit(_stream(10))
+
+
+# ----------------------------------------------------------------- audit on support_
+def _support_counts(canary, n_runs, seed0, cut, horizon=8, alpha=0.5):
+    # two items; every row is zero except row 0, the canary: it rewards item 0
+    # in D' and penalises it in D; the statistic counts the rounds whose
+    # published set holds item 0
+    m = calibrate_noise_multiplier(
+        lambda m: tree_event(noise_multiplier=m, horizon=horizon), 1.0, 1e-5)
+    X = np.zeros((horizon, 2))
+    X[0, 0] = canary
+    counts = np.empty(n_runs)
+    for run in range(n_runs):
+        algo = SubmodularPFTAL(n_items=2, cost=ConcaveMassCost(), alpha=alpha,
+                               noise_multiplier=m / cut, horizon=horizon,
+                               rng=np.random.default_rng(seed0 + run))
+        _, sets = algo.learn(X, trace=True)
+        counts[run] = sets[1:, 0].sum() + algo.selected[0]  # every set played after the canary
+    return counts
+
+
+def test_support_audit_stands_and_a_noise_cut_is_caught(audit_runs):
+    n = audit_runs
+    d, d_prime = _support_counts(-1.0, n, 0, 1.0), _support_counts(1.0, n, 10**6, 1.0)
+    eps, _ = epsilon_lower_bound(d, d_prime, 1e-5, confidence=0.99)
+    assert eps <= 1.0, f"audit found epsilon >= {eps:.3f} > 1"
+    d, d_prime = _support_counts(-1.0, n, 0, 10.0), _support_counts(1.0, n, 10**6, 10.0)
+    eps_cut, _ = epsilon_lower_bound(d, d_prime, 1e-5)
+    assert eps_cut > 1.5, f"the audit has no power ({eps_cut:.3f})"
+    assert math.isfinite(eps_cut)
