@@ -150,3 +150,16 @@ def test_support_audit_stands_and_a_noise_cut_is_caught(audit_runs):
     eps_cut, _ = epsilon_lower_bound(d, d_prime, 1e-5)
     assert eps_cut > 1.5, f"the audit has no power ({eps_cut:.3f})"
     assert math.isfinite(eps_cut)
+
+
+def test_the_public_model_holds_the_release_and_no_row():
+    X = _stream(300)
+    X[7] = [0.123456789012345, 2.0, -1.0, 0.5, 0.25, -0.75]
+    sel = PrivateSubmodularSelector(random_state=0).fit(X)
+    blob = pickle.dumps(sel.public_model())
+    assert np.float64(X[7, 0]).tobytes() not in blob
+    assert np.float64(X[7, 0]).tobytes() in X.tobytes()  # the control
+    public = pickle.loads(blob)
+    assert public.get_support().tolist() == sel.get_support().tolist()
+    assert public.privacy_spent_ == sel.privacy_spent_
+    assert not any(name.startswith("_") and name != "_RELEASED" for name in vars(public))

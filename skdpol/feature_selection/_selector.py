@@ -14,6 +14,7 @@ from ..linear_model._base import make_rng
 from ..mechanisms import tree_event
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
 from ..utils import run_transaction
+from ._public import PublicSubmodularSelector
 
 _BUILT_IN = {"concave": ConcaveMassCost}
 
@@ -84,7 +85,7 @@ class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
     / mu. The tree's event is the cost of every published point and set.
     The tree's exact sums and the generator are curator state in
     underscore attributes: the pickle of a live selector is as sensitive as
-    the data.
+    the data; ``public_model()`` is the shareable release.
 
     Examples
     --------
@@ -184,6 +185,16 @@ class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self, "support_")
         return self.support_
+
+    def public_model(self):
+        """The shareable release: ``support_``, ``x_`` and ``privacy_spent_`` only.
+
+        Returns
+        -------
+        model : PublicSubmodularSelector
+        """
+        check_is_fitted(self, "support_")
+        return PublicSubmodularSelector._from_release(self)
 
     # ----------------------------------------------------------- learning
     @_fit_context(prefer_skip_nested_validation=True)
