@@ -193,13 +193,14 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
                 "leaks it and voids the guarantee for it. Pass y_bound.",
                 PrivacyLeakWarning, stacklevel=4,
             )
-            self._y_bound, self._bounds_trusted = float(np.max(np.abs(y), initial=0.0)) or 1.0, False
+            self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0
+            self._bounds_trusted = False
         else:
             self._y_bound, self._bounds_trusted = float(self.y_bound), True
         features_rng, self._rng = make_rng(self.random_state).spawn(2)
-        self.random_features_ = RandomFourierFeatures(
-            X.shape[1], self.n_components + self.n_components % 2, kernel=self.kernel, gamma=self.gamma,
-            intercept=self.fit_intercept, rng=features_rng)
+        self.random_features_ = RandomFourierFeatures(  # cos/sin pairs: an even count
+            X.shape[1], self.n_components + self.n_components % 2, kernel=self.kernel,
+            gamma=self.gamma, intercept=self.fit_intercept, rng=features_rng)
         self._overspend_warned = False
         self._releases = 0
 
@@ -216,8 +217,9 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
     def _start_stream(self, rounds):
         if self.algorithm == "korls":
             self._algo = OutputPerturbation(
-                self._korls(rounds, self.batch_size), epsilon=self.epsilon, delta=self.delta, noise=self._noise,
-                rng=self._rng, noise_factor=self._noise_factor, sampler=self.noise_sampler)
+                self._korls(rounds, self.batch_size), epsilon=self.epsilon, delta=self.delta,
+                noise=self._noise, rng=self._rng, noise_factor=self._noise_factor,
+                sampler=self.noise_sampler)
             return
         m = self._multiplier(lambda m: tree_event(
             noise_multiplier=m, horizon=rounds, noise=self._noise, sampler=self.noise_sampler))

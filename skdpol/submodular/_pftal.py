@@ -132,7 +132,8 @@ class SubmodularPFTAL(RoundBuffer):
         if leaf_bound == "auto":
             leaf_bound = "modular" if structured and feedback == "full" else "range"
         if leaf_bound not in ("range", "modular"):
-            raise ValueError(f"leaf_bound must be 'auto', 'range' or 'modular', got {leaf_bound!r}.")
+            raise ValueError(
+                f"leaf_bound must be 'auto', 'range' or 'modular', got {leaf_bound!r}.")
         if leaf_bound == "modular" and not (structured and feedback == "full"):
             raise ValueError("leaf_bound='modular' needs full information and a cost "
                              "with public and modular parts.")
