@@ -275,3 +275,22 @@ def test_a_discrete_ftl_stream_ends_on_the_same_model_whatever_the_chunking(batc
         return est.coef_.tobytes()
 
     assert run([0, 1200]) == run([0, 7, 500, 501, 1200]) == run([0, 599, 600, 1100, 1200])
+
+
+def test_a_value_huge_against_its_sensitivity_gets_a_coarser_exact_grid():
+    value = np.array([3.0e9, -1.0, 0.5])
+    out = perturb(value, sensitivity=1e-6, multiplier=1.0, sampler="discrete",
+                  rng=np.random.default_rng(9))
+    step = 2.0 ** (math.frexp(3.0e9)[1] - 50)
+    assert np.all(out / step == np.rint(out / step))  # still exactly on a grid
+    assert np.all(np.abs(out / step) < 2.0**52)
+    # the noise follows the coarser grid's inflated sensitivity: about step sqrt(3) / 1e-6
+    assert np.abs(out - value).max() < 100 * step * math.sqrt(3)
+
+
+def test_a_discrete_tree_refuses_sums_beyond_exact_float_range():
+    tree = _tree()
+    before = tree.exact_total.copy()
+    with pytest.raises(ValueError, match="2\\^52"):
+        tree.add(np.array([1e30, 0.0, 0.0]), 1)
+    assert np.array_equal(tree.exact_total, before) and tree.n_leaves == 0

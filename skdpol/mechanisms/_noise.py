@@ -6,6 +6,8 @@ is the hardened path of :mod:`._discrete`. Both take the same noise
 multiplier m (noise scale over sensitivity), so calibration is shared.
 """
 
+import math
+
 import numpy as np
 from dp_accounting import GaussianDpEvent, ZCDpEvent
 
@@ -44,6 +46,12 @@ def perturb(value, *, sensitivity, multiplier, noise="gaussian", sampler="float"
             return value + rng.normal(0.0, scale, size=value.shape)
         return value + sample_l2_laplace(rng, value.size, scale).reshape(value.shape)
     step = grid_step(sensitivity, value.size)
+    # keep rint(value / step) + noise exact in float64 (below 2^51 in magnitude):
+    # a value huge against its sensitivity gets a coarser grid, and the
+    # sensitivity inflation below follows the grid actually used
+    peak = float(np.max(np.abs(value), initial=0.0))
+    if peak > 0 and peak / step >= 2.0**50:
+        step = math.ldexp(1.0, math.frexp(peak)[1] - 50)
     scale = multiplier * grid_sensitivity(sensitivity, value.size, step, noise)
     draws = discrete_noise(rng, value.size, scale, noise).reshape(value.shape)
     return (quantise(value, step) + draws) * step

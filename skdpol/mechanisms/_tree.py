@@ -252,8 +252,15 @@ class PrivatePrefixSum:
         total = np.asarray(total, dtype=np.float64)
         if self._step is not None:
             total = quantise(total, self._step)
-        self._total = self._total + total
+        self._total = self._check_exact(self._total + total)
         self._t += int(n_leaves)
+
+    def _check_exact(self, total):
+        # the discrete path's integer sums are exact in float64 below 2^52
+        if self._step is not None and float(np.max(np.abs(total), initial=0.0)) >= 2.0**52:
+            raise ValueError("the discrete tree's integer sums would exceed 2^52 grid steps "
+                             "(exact float64 range); nothing was added.")
+        return total
 
     def add_leaves(self, leaves):
         """Add the rows of ``leaves`` (n, dim) as n leaves."""
@@ -261,7 +268,7 @@ class PrivatePrefixSum:
         self.check_room(leaves.shape[0])
         if self._step is not None:
             leaves = quantise(leaves, self._step)
-        self._total = self._total + leaves.sum(axis=0)
+        self._total = self._check_exact(self._total + leaves.sum(axis=0))
         self._t += leaves.shape[0]
 
     def prefix_releases(self, leaves):
@@ -276,7 +283,7 @@ class PrivatePrefixSum:
             leaves = quantise(leaves, self._step)
         exclusive = np.cumsum(leaves, axis=0) - leaves + self._total
         out = exclusive + self.noise_at_many(self._t + np.arange(leaves.shape[0]))
-        self._total = self._total + leaves.sum(axis=0)
+        self._total = self._check_exact(self._total + leaves.sum(axis=0))
         self._t += leaves.shape[0]
         return out if self._step is None else out * self._step
 
