@@ -1,5 +1,6 @@
 """Helpers shared by the benchmark scripts: the machine description and tables."""
 
+import argparse
 import datetime
 import os
 import platform
@@ -56,6 +57,14 @@ def blas_description():
 def command_line(script):
     """The command that produced a table, as the user typed it."""
     return f"python benchmarks/{script}" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+
+
+def parse_report_args(doc):
+    """The ``--quick`` / ``--out`` command line the report benchmarks share."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run")
+    parser.add_argument("--out", help="where to write the report")
+    return parser.parse_args()
 
 
 def write_report(text, args, name):

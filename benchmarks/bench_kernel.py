@@ -24,12 +24,11 @@ Writes docs/benchmarks/kernel.md (not with --quick, unless --out).
     python benchmarks/bench_kernel.py --quick --out /tmp/kernel.md
 """
 
-import argparse
 import math
 import time
 import warnings
 
-from _common import command_line, machine_lines, md_table, write_report
+from _common import command_line, machine_lines, md_table, parse_report_args, write_report
 
 import numpy as np
 from sklearn.datasets import make_friedman1
@@ -126,10 +125,7 @@ def _speed(repeats, n_train):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out")
-    args = parser.parse_args()
+    args = parse_report_args(__doc__)
     warnings.simplefilter("ignore", PrivacyLeakWarning)
     seeds, n_train, repeats = (range(2), 10_000, 2) if args.quick else (range(5), 50_000, 5)
     utility = _utility(seeds, n_train, 1.0)

@@ -18,11 +18,10 @@ Writes docs/benchmarks/noise.md (not with --quick, unless --out).
     python benchmarks/bench_noise.py --quick --out /tmp/noise.md
 """
 
-import argparse
 import time
 import warnings
 
-from _common import command_line, machine_lines, md_table, write_report
+from _common import command_line, machine_lines, md_table, parse_report_args, write_report
 
 import numpy as np
 
@@ -131,10 +130,7 @@ def _utility(seeds, quick):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out")
-    args = parser.parse_args()
+    args = parse_report_args(__doc__)
     warnings.simplefilter("ignore", PrivacyLeakWarning)
     repeats, seeds = (2, range(2)) if args.quick else (5, range(7))
     raw = _raw(repeats)

@@ -38,11 +38,10 @@ Writes docs/benchmarks/submodular.md and docs/figures/submodular_regret.png
     python benchmarks/bench_submodular.py --quick --out /tmp/submodular.md
 """
 
-import argparse
 import time
 from pathlib import Path
 
-from _common import REPO, command_line, machine_lines, md_table, write_report
+from _common import REPO, command_line, machine_lines, md_table, parse_report_args, write_report
 
 import matplotlib
 
@@ -184,10 +183,7 @@ def _figure(curves_full, curves_bandit, path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out")
-    args = parser.parse_args()
+    args = parse_report_args(__doc__)
     began = time.perf_counter()
     if args.quick:
         seeds, T_full, T_bandit, repeats = range(1), 2_000, 2_000, 1

@@ -129,10 +129,9 @@ def epsilon_lower_bound(stats_d, stats_d_prime, delta, confidence=0.95):
 
 
 def _default_statistic(model, canary_x):
-    linear = not hasattr(model, "random_features_")  # a kernel model predicts via its map
-    if linear and hasattr(model, "coef_") and np.ndim(model.coef_) == 1:
-        # a released linear model: its prediction at the canary, without re-validation
-        return float(canary_x @ model.coef_ + model.intercept_)
+    if hasattr(model, "_score_unchecked"):
+        # a public release: its score at the canary, without re-validation
+        return float(np.ravel(model._score_unchecked(canary_x[None, :]))[0])
     if hasattr(model, "decision_function"):
         return float(np.ravel(model.decision_function(canary_x[None, :]))[0])
     return float(np.ravel(model.predict(canary_x[None, :]))[0])

@@ -1,11 +1,11 @@
 """The shareable release of a selector."""
 
-from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.exceptions import NotFittedError
+
+from ..utils import PublicRelease
 
 
-class PublicSubmodularSelector(SelectorMixin, BaseEstimator):
+class PublicSubmodularSelector(SelectorMixin, PublicRelease):
     """A published selection: released attributes only, safe to pickle.
 
     Returned by :meth:`PrivateSubmodularSelector.public_model`. It holds
@@ -29,19 +29,5 @@ class PublicSubmodularSelector(SelectorMixin, BaseEstimator):
     _RELEASED = ("support_", "x_", "n_features_in_", "feature_names_in_",
                  "n_samples_seen_", "privacy_spent_")
 
-    def __init__(self):
-        pass
-
-    @classmethod
-    def _from_release(cls, source):
-        model = cls()
-        for name in cls._RELEASED:
-            if hasattr(source, name):
-                value = getattr(source, name)
-                setattr(model, name, value.copy() if hasattr(value, "copy") else value)
-        return model
-
     def _get_support_mask(self):
-        if not hasattr(self, "support_"):  # check_is_fitted wants a fit method
-            raise NotFittedError(f"this {type(self).__name__} holds no released selection.")
-        return self.support_
+        return self._require("support_")

@@ -2,32 +2,20 @@
 
 import numpy as np
 from scipy.special import expit, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.exceptions import NotFittedError
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import validate_data
 
+from ..utils import PublicRelease
 
-class _PublicRelease(BaseEstimator):
-    """Copies the released attributes of a live estimator, and nothing else."""
+
+class _PublicRelease(PublicRelease):
+    """A released linear model (weights on the columns or on a public map)."""
 
     _RELEASED = ("coef_", "intercept_", "n_features_in_", "feature_names_in_",
                  "n_samples_seen_", "privacy_spent_")
 
-    def __init__(self):
-        pass
-
-    @classmethod
-    def _from_release(cls, source):
-        model = cls()
-        for name in cls._RELEASED:
-            if hasattr(source, name):
-                value = getattr(source, name)
-                setattr(model, name, value.copy() if isinstance(value, np.ndarray) else value)
-        return model
-
     def _validated(self, X):
-        if not hasattr(self, "coef_"):  # check_is_fitted wants a fit method
-            raise NotFittedError(f"this {type(self).__name__} holds no released model.")
+        self._require("coef_")
         return validate_data(self, X, reset=False, dtype=np.float64)
 
 
@@ -53,7 +41,11 @@ class PublicLinearRegressor(RegressorMixin, _PublicRelease):
     """
 
     def predict(self, X):
-        return self._validated(X) @ self.coef_ + self.intercept_
+        return self._score_unchecked(self._validated(X))
+
+    def _score_unchecked(self, X):
+        # the prediction of already-validated rows (also the audit's fast path)
+        return X @ self.coef_ + self.intercept_
 
 
 class PublicKernelRegressor(RegressorMixin, _PublicRelease):
@@ -83,8 +75,10 @@ class PublicKernelRegressor(RegressorMixin, _PublicRelease):
     _RELEASED = ("random_features_",) + _PublicRelease._RELEASED
 
     def predict(self, X):
-        return kernel_predict(self.random_features_, self.coef_, self.intercept_,
-                              self._validated(X))
+        return self._score_unchecked(self._validated(X))
+
+    def _score_unchecked(self, X):
+        return kernel_predict(self.random_features_, self.coef_, self.intercept_, X)
 
 
 def kernel_predict(features, coef, intercept, X):
@@ -116,7 +110,10 @@ class PublicLinearClassifier(ClassifierMixin, _PublicRelease):
     _RELEASED = ("classes_",) + _PublicRelease._RELEASED
 
     def decision_function(self, X):
-        return _decision(self._validated(X), self.coef_, self.intercept_)
+        return self._score_unchecked(self._validated(X))
+
+    def _score_unchecked(self, X):
+        return _decision(X, self.coef_, self.intercept_)
 
     def predict_proba(self, X):
         return _proba(self.decision_function(X))

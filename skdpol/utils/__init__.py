@@ -1,6 +1,7 @@
 """Validation and clipping helpers shared by the estimators."""
 
+from ._release import PublicRelease
 from ._state import run_transaction
 from ._validation import clip_labels, clip_rows, row_norms_max
 
-__all__ = ["clip_labels", "clip_rows", "row_norms_max", "run_transaction"]
+__all__ = ["PublicRelease", "clip_labels", "clip_rows", "row_norms_max", "run_transaction"]
