@@ -24,6 +24,7 @@ ESTIMATORS = [
     PrivateOnlineLogistic(data_norm=5.0, noise_sampler="discrete"),
     KernelPrivateOnlineRegressor(),  # defaults: y_bound read off the data (warns)
     KernelPrivateOnlineRegressor(y_bound=5.0, algorithm="korls", n_components=16),
+    KernelPrivateOnlineRegressor(y_bound=5.0, algorithm="gd", batch_size=50, n_components=16),
     PrivateSubmodularSelector(random_state=0),
     PrivateSubmodularSelector(feedback="bandit", delta=0.0, random_state=0),
 ]

@@ -76,6 +76,9 @@ CASES = {
     "kernel korls": (lambda: KernelPrivateOnlineRegressor(
         y_bound=4.0, n_components=16, algorithm="korls", batch_size=7, random_state=0),
         _regression_stream, {}),
+    "kernel gd": (lambda: KernelPrivateOnlineRegressor(
+        y_bound=4.0, n_components=16, algorithm="gd", batch_size=120, random_state=0),
+        _regression_stream, {}),
 }
 CHUNKS = [0, 700, 1100, 1900, 3000]  # uneven: rounds straddle the calls
 
@@ -104,7 +107,8 @@ def test_resume_after_pickling_is_bit_for_bit(case):
 
 
 @pytest.mark.parametrize("case", ["regressor ftl", "logistic ftrl", "logistic igd",
-                                  "regressor ftl, discrete noise", "kernel korls"])
+                                  "regressor ftl, discrete noise", "kernel korls",
+                                  "kernel gd"])
 def test_resume_in_a_new_process_is_bit_for_bit(case, tmp_path):
     make, stream, kwargs = CASES[case]
     X, y = stream()
@@ -131,7 +135,7 @@ def test_resume_in_a_new_process_is_bit_for_bit(case, tmp_path):
 # ----------------------------------------------------------------- no side doors
 _PUBLIC = {"coef_", "intercept_", "classes_", "n_features_in_", "feature_names_in_",
            "n_samples_seen_", "privacy_spent_", "mutual_information_bound_",
-           "random_features_"}
+           "random_features_", "algorithm_", "n_iter_"}  # the last two: parameters only
 
 
 def _patterns(value):
@@ -253,7 +257,7 @@ def _chunks(draw):
 
 @pytest.mark.parametrize("case", ["regressor ftl", "regressor mi-ogd", "logistic ftrl",
                                   "logistic mi-ogd bandit", "logistic ftrl, discrete noise",
-                                  "kernel korls"])
+                                  "kernel korls", "kernel gd"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_chunks(), labels=st.data())
 def test_fuzzed_chunks_give_a_finite_model_and_an_unchanged_privacy_bound(case, data, labels):

@@ -12,12 +12,14 @@ from ._ftl import (
 )
 from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD
+from ._noisy_gd import NoisyGradientDescent, round_event, steps_per_round
 from ._pocp import OutputPerturbation, offline_release
 
 __all__ = [
     "GRADIENT_ALGORITHMS",
     "ImplicitGD",
     "MutualInformationOGD",
+    "NoisyGradientDescent",
     "OutputPerturbation",
     "PrivateFTAL",
     "PrivateQuadraticFTL",
@@ -30,4 +32,6 @@ __all__ = [
     "one_shot_event",
     "one_shot_ridge",
     "ridge_from_sums",
+    "round_event",
+    "steps_per_round",
 ]

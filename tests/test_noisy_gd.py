@@ -1,0 +1,102 @@
+"""Noisy gradient descent on the Huber loss (skdpol.online._noisy_gd)."""
+
+import math
+
+import numpy as np
+import pytest
+from dp_accounting import NoOpDpEvent, SelfComposedDpEvent
+
+from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
+from skdpol.online import NoisyGradientDescent, round_event, steps_per_round
+
+
+def _gd(**kw):
+    params = dict(n_features=4, row_bound=1.0, residual_bound=0.5, alpha=0.0, batch_size=500,
+                  horizon=None, max_iter=1000, noise_multiplier=0.0, noise="gaussian",
+                  rng=np.random.default_rng(0))
+    params.update(kw)
+    return NoisyGradientDescent(**params)
+
+
+def _rows(rng, n, d=4):
+    X = rng.normal(size=(n, d))
+    return X / np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+
+
+def test_a_replaced_row_moves_a_step_sum_by_at_most_2CR():
+    rng = np.random.default_rng(1)
+    C, R, worst = 0.5, 1.0, 0.0
+    for _ in range(2000):
+        X, y, w = _rows(rng, 20), rng.normal(scale=3, size=20), rng.normal(scale=2, size=4)
+        X2, y2 = X.copy(), y.copy()
+        X2[3], y2[3] = _rows(rng, 1)[0], rng.normal(scale=3)
+        def total(A, b):
+            return A.T @ np.clip(A @ w - b, -C, C)
+        worst = max(worst, np.linalg.norm(total(X, y) - total(X2, y2)) / (2 * C * R))
+    assert worst <= 1.0 + 1e-12
+    assert worst > 0.9  # the bound is nearly reached (opposite clipped residuals)
+
+
+def test_without_noise_it_solves_the_huber_regression():
+    rng = np.random.default_rng(2)
+    X = _rows(rng, 4000)
+    w_true = np.array([1.0, -1.5, 0.5, 0.0])
+    y = X @ w_true + rng.normal(scale=0.05, size=4000)
+    gd = _gd(batch_size=4000, max_iter=200)
+    gd.learn(X, y)
+    assert gd.n_steps == 80
+    assert np.linalg.norm(gd.published[0] - w_true) < 0.05
+    control = _gd(batch_size=4000, max_iter=2)  # two steps are far from the solution
+    control.learn(X, y)
+    assert np.linalg.norm(control.published[0] - w_true) > 0.5
+
+
+def test_the_steps_grow_with_the_round_and_stop_at_max_iter():
+    assert steps_per_round(1, 100) == 1
+    assert steps_per_round(50, 100) == 1 and steps_per_round(51, 100) == 2
+    assert steps_per_round(5000, 100) == 100 and steps_per_round(10**6, 100) == 100
+
+
+def test_a_stream_of_disjoint_rounds_costs_one_round():
+    m = calibrate_noise_multiplier(lambda m: round_event(m, 20, "gaussian"), 1.0, 1e-5)
+    rng = np.random.default_rng(3)
+    gd = _gd(batch_size=1000, noise_multiplier=m)
+    assert isinstance(gd.event(), NoOpDpEvent)
+    X = _rows(rng, 7500)
+    gd.learn(X, X[:, 0])
+    assert gd.n_rounds == 7 and gd._pending_X.shape[0] == 500  # the rest waits, unreleased
+    event = gd.event()
+    assert isinstance(event, SelfComposedDpEvent) and event.count == 20
+    assert epsilon_spent(event, 1e-5)[0] == pytest.approx(1.0, rel=1e-3)
+
+
+@pytest.mark.parametrize("noise, sampler", [("gaussian", "float"), ("laplace", "float"),
+                                            ("gaussian", "discrete")])
+def test_the_per_step_noise_has_the_calibrated_scale(noise, sampler):
+    # one step from w = 0 on rows whose residuals are all clipped: the release
+    # is -lr (C sum phi + Z) / b, so Z is visible and its scale can be checked
+    b, C, m = 10, 0.5, 3.0
+    X = np.tile(np.array([[0.6, 0.8, 0.0, 0.0]]), (b, 1))
+    y = np.full(b, 10.0)
+    draws = []
+    rng = np.random.default_rng(4)
+    for _ in range(400):
+        gd = _gd(batch_size=b, residual_bound=C, noise_multiplier=m, noise=noise,
+                 sampler=sampler, rng=rng)
+        gd.learn(X, y)
+        exact = -gd.lr * (-C * X.sum(axis=0)) / b
+        draws.append((gd.published[0] - exact) * b / (-gd.lr))
+    Z = np.array(draws)
+    scale = m * 2 * C
+    if noise == "gaussian":
+        assert np.std(Z) == pytest.approx(scale, rel=0.08)
+    else:  # L2-Laplace in 4 dimensions: the norm is Gamma(4, scale)
+        assert np.mean(np.linalg.norm(Z, axis=1)) == pytest.approx(4 * scale, rel=0.08)
+
+
+def test_it_is_stable_at_the_smoothness_bound_for_any_rows():
+    # all rows equal: the Hessian has its largest possible eigenvalue R^2
+    X = np.tile(np.array([[1.0, 0.0, 0.0, 0.0]]), (5000, 1))
+    gd = _gd(batch_size=5000, residual_bound=100.0, max_iter=1000)
+    gd.learn(X, np.full(5000, 3.0))
+    assert math.isclose(gd.published[0, 0], 3.0, rel_tol=1e-6)
