@@ -8,7 +8,9 @@ rows of the linear model clipped to sqrt(10) (features in [0, 1]).
 1. Utility at epsilon = 1, delta = 1e-5 (median test R^2 over seeds):
    the kernel estimator (``fit`` and ``partial_fit`` in chunks of 5,000 with
    ``horizon`` = 50,000, per-row rounds and rounds of 5,000 rows; algorithms
-   "ftl" and "korls" with their defaults), the linear
+   "ftl" and "korls" with gamma = 0.25 and 128 features, "gd" -- what the
+   default "auto" runs for ``fit`` and for rounds of >= 50 rows -- with
+   gamma = 0.5 and 256 features, and with the other setting too), the linear
    ``PrivateOnlineRegressor`` (same protocol), and the non-private
    references on the *same* random features: ``SGDRegressor`` (one pass of
    ``partial_fit`` over the same chunks, and ``fit``) and the estimator at
@@ -16,7 +18,8 @@ rows of the linear model clipped to sqrt(10) (features in [0, 1]).
 2. Speed (same process, interleaved repeats, medians): rows/s of the
    kernel estimator's ``partial_fit`` over rows/s of
    ``SGDRegressor.partial_fit`` on ``RBFSampler`` features (the feature
-   map included in both timings), chunks of 5,000.
+   map included in both timings), chunks of 5,000; and ``fit`` with noisy
+   GD against ``SGDRegressor.fit`` on the same number of features.
 
 Writes docs/benchmarks/kernel.md (not with --quick, unless --out).
 
@@ -38,6 +41,7 @@ from sklearn.linear_model import SGDRegressor
 from skdpol import KernelPrivateOnlineRegressor, PrivacyLeakWarning, PrivateOnlineRegressor
 
 Y_BOUND, GAMMA, CHUNK = 30.0, 0.25, 5_000
+GD = dict(algorithm="gd", gamma=0.5, n_components=256)  # noisy GD's setting
 
 
 def _data(seed, n_train):
@@ -70,6 +74,17 @@ def _utility(seeds, n_train, epsilon):
                 epsilon=np.inf, **k).fit(X, y).score(Xt, yt))
         record("kernel ftl partial_fit, batch_size=5000", _stream(KernelPrivateOnlineRegressor(
             epsilon=epsilon, horizon=n_train, batch_size=CHUNK, **common), X, y).score(Xt, yt))
+        gd = dict(common, **GD)
+        record("kernel gd fit (gamma=0.5, 256 features)", KernelPrivateOnlineRegressor(
+            epsilon=epsilon, **gd).fit(X, y).score(Xt, yt))
+        record("kernel gd fit (gamma=0.25, 128 features)", KernelPrivateOnlineRegressor(
+            epsilon=epsilon, algorithm="gd", **common).fit(X, y).score(Xt, yt))
+        record("kernel gd partial_fit, batch_size=5000 (gamma=0.5, 256 features)", _stream(
+            KernelPrivateOnlineRegressor(epsilon=epsilon, batch_size=CHUNK, **gd), X, y
+        ).score(Xt, yt))
+        record("kernel gd partial_fit, batch_size=1000 (gamma=0.5, 256 features)", _stream(
+            KernelPrivateOnlineRegressor(epsilon=epsilon, batch_size=1000, **gd), X, y
+        ).score(Xt, yt))
         lin = dict(data_norm=math.sqrt(10), y_bound=Y_BOUND, random_state=seed)
         record("linear PrivateOnlineRegressor fit", PrivateOnlineRegressor(
             epsilon=epsilon, **lin).fit(X, y).score(Xt, yt))
@@ -78,14 +93,16 @@ def _utility(seeds, n_train, epsilon):
         record("linear PrivateOnlineRegressor partial_fit, batch_size=5000", _stream(
             PrivateOnlineRegressor(epsilon=epsilon, horizon=n_train, batch_size=CHUNK, **lin),
             X, y).score(Xt, yt))
-        features = KernelPrivateOnlineRegressor(**common).fit(X[:10], y[:10]).random_features_
-        F, Ft = features.transform(X), features.transform(Xt)
-        sgd = SGDRegressor(random_state=seed)
-        for start in range(0, n_train, CHUNK):
-            sgd.partial_fit(F[start:start + CHUNK], y[start:start + CHUNK])
-        record("SGDRegressor partial_fit, same features (non-private)", sgd.score(Ft, yt))
-        record("SGDRegressor fit, same features (non-private)",
-               SGDRegressor(random_state=seed).fit(F, y).score(Ft, yt))
+        for label, params in (("", common), (" (gamma=0.5, 256 features)", gd)):
+            features = KernelPrivateOnlineRegressor(**params).fit(X[:10], y[:10]).random_features_
+            F, Ft = features.transform(X), features.transform(Xt)
+            sgd = SGDRegressor(random_state=seed)
+            for start in range(0, n_train, CHUNK):
+                sgd.partial_fit(F[start:start + CHUNK], y[start:start + CHUNK])
+            record(f"SGDRegressor partial_fit, same features{label} (non-private)",
+                   sgd.score(Ft, yt))
+            record(f"SGDRegressor fit, same features{label} (non-private)",
+                   SGDRegressor(random_state=seed).fit(F, y).score(Ft, yt))
     return [[name, f"{np.median(v):.3f}", f"[{np.percentile(v, 25):.3f}, "
              f"{np.percentile(v, 75):.3f}]"] for name, v in scores.items()]
 
@@ -94,9 +111,10 @@ def _speed(repeats, n_train):
     X, y, _, _ = _data(0, n_train)
 
     def ours(algorithm, n_components):
+        batch = CHUNK if algorithm == "gd" else 1
         return lambda: _stream(KernelPrivateOnlineRegressor(
             y_bound=Y_BOUND, gamma=GAMMA, algorithm=algorithm, n_components=n_components,
-            random_state=0), X, y)
+            batch_size=batch, random_state=0), X, y)
 
     def sgd(n_components):
         def run():
@@ -108,8 +126,17 @@ def _speed(repeats, n_train):
                                   y[start:start + CHUNK])
         return run
 
-    cases = [(f"{alg}, n_components={D}", ours(alg, D), sgd(D))
-             for alg, D in (("ftl", 128), ("korls", 128), ("korls", 512))]
+    def ours_fit():
+        KernelPrivateOnlineRegressor(y_bound=Y_BOUND, random_state=0, **GD).fit(X, y)
+
+    def sgd_fit():
+        sampler = RBFSampler(gamma=GD["gamma"], n_components=GD["n_components"], random_state=0)
+        SGDRegressor(random_state=0).fit(sampler.fit_transform(X), y)
+
+    cases = [(f"{alg} partial_fit, n_components={D}" + (f", batch_size={CHUNK}" if alg == "gd"
+                                                         else ""), ours(alg, D), sgd(D))
+             for alg, D in (("ftl", 128), ("korls", 128), ("korls", 512), ("gd", 256))]
+    cases.append(("gd fit, n_components=256 (against SGDRegressor.fit)", ours_fit, sgd_fit))
     rows = []
     for name, run_ours, run_sgd in cases:
         t_ours, t_sgd = [], []
@@ -143,7 +170,7 @@ def main():
         "",
         md_table(["model", "R^2", "IQR"], utility),
         "",
-        f"## Speed: `partial_fit` in chunks of {CHUNK:,}, feature map included",
+        f"## Speed: `partial_fit` in chunks of {CHUNK:,} and `fit`, feature map included",
         "",
         md_table(["kernel estimator", "ours rows/s",
                   "SGDRegressor + RBFSampler rows/s", "ours / SGD"], speed),

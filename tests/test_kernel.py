@@ -70,6 +70,15 @@ def test_gd_streams_in_chunks_at_the_cost_of_one_round(friedman):
     assert kernel.score(Xt, yt) > linear.score(Xt, yt) + 0.05
 
 
+def test_gd_with_delta_zero_is_pure_dp_over_its_steps():
+    X = np.random.default_rng(10).uniform(size=(3000, 3))
+    est = KernelPrivateOnlineRegressor(delta=0.0, algorithm="gd", y_bound=3.0, n_components=16,
+                                       random_state=0).fit(X, X.sum(axis=1))
+    spent = est.privacy_spent_
+    assert est.n_iter_ == 60 and spent.accountant == "pure" and spent.delta == 0
+    assert spent.epsilon == pytest.approx(1.0, rel=1e-6)  # 60 steps of epsilon 1/60 each
+
+
 @pytest.mark.parametrize("params, method, expected", [
     (dict(), "fit", "gd"),
     (dict(), "partial_fit", "ftl"),
