@@ -73,7 +73,8 @@ def _utility(seeds, n_train, epsilon):
             record(f"kernel {algorithm} fit, epsilon=inf", KernelPrivateOnlineRegressor(
                 epsilon=np.inf, **k).fit(X, y).score(Xt, yt))
         record("kernel ftl partial_fit, batch_size=5000", _stream(KernelPrivateOnlineRegressor(
-            epsilon=epsilon, horizon=n_train, batch_size=CHUNK, **common), X, y).score(Xt, yt))
+            epsilon=epsilon, horizon=n_train, batch_size=CHUNK, algorithm="ftl", **common),
+            X, y).score(Xt, yt))
         gd = dict(common, **GD)
         record("kernel gd fit (gamma=0.5, 256 features)", KernelPrivateOnlineRegressor(
             epsilon=epsilon, **gd).fit(X, y).score(Xt, yt))
