@@ -346,7 +346,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         algorithm = self.algorithm_ = self._algorithm_for(stream=False)
         self.n_iter_ = 1
         if algorithm == "gd":
-            gd = self._noisy_gd(max(1, X.shape[0]), 1)
+            gd = self._noisy_gd(X.shape[0], 1)  # fit is one round of all rows
             gd.learn(F, yc)
             w, event = gd.published, gd.event()
             self.n_iter_ = gd.n_steps
