@@ -103,7 +103,7 @@ def test_rounds_of_several_rows_buffer_incomplete_rounds():
         a.learn(X[chunk], y[chunk])
     b = PrivateQuadraticFTL(rng=np.random.default_rng(1), **kwargs)
     b.learn(X, y)
-    assert a.n_rounds == b.n_rounds == 3 and a.n_rows_released == 9
+    assert a.n_rounds == b.n_rounds == 3 and a.n_rows_used == 9
     assert a._n_pending == b._n_pending == 1
     assert np.allclose(a.release(), b.release())
     # the published model is the one of the 9 rows in complete rounds

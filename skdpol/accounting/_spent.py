@@ -52,10 +52,18 @@ class PrivacySpent:
         ``"pld"``), or
         ``"none (epsilon=inf)"`` for the non-private reference.
     bounds_trusted : bool
-        False when a bound was read from the data (``PrivacyLeakWarning``);
-        the (epsilon, delta) figure then does not cover that bound.
+        False when anything that shapes the release was read from the data
+        instead of a parameter (``PrivacyLeakWarning``): a bound, or the
+        label set; the (epsilon, delta) figure then does not cover it.
     releases : int
         How many models have been published so far.
+    inferred : tuple of str
+        What was read off the data (e.g. ``("data_norm", "classes")``);
+        empty when every bound and the label set were given.
+    seeded : bool
+        True when the noise came from an int or RandomState ``random_state``:
+        anyone who knows the seed can regenerate and subtract it. Reproducible
+        runs only, never a deployment.
     """
 
     epsilon: float
@@ -63,6 +71,8 @@ class PrivacySpent:
     accountant: str
     bounds_trusted: bool = True
     releases: int = 0
+    inferred: tuple = ()
+    seeded: bool = False
 
 
 def pure_dp_event(epsilon):

@@ -12,7 +12,8 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..online import fit_once, make_stream
-from ..utils import clip_rows, row_norms_max, run_transaction
+from ..utils import StreamMixin, row_norms_max, run_transaction
+from ..utils._stream import is_seeded
 
 
 def make_rng(random_state):
@@ -29,7 +30,7 @@ SHARED_CONSTRAINTS = {
     "data_norm": [Interval(Real, 0, None, closed="neither"), None],
     "alpha": [Interval(Real, 0, None, closed="neither")],
     "feedback": [StrOptions({"full", "bandit"})],
-    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
     "horizon": [Interval(Integral, 1, None, closed="left"), None],
     "noise_calibration": [StrOptions({"tight", "paper"})],
     "noise_sampler": [StrOptions({"float", "discrete"})],
@@ -37,9 +38,36 @@ SHARED_CONSTRAINTS = {
     "random_state": ["random_state"],
 }
 
+# fit's rounds for the one-release paths that work in rounds (POL): with
+# batch_size="auto", n rows make about FIT_ROUNDS rounds (the last one padded
+# with zero rows, which carry no data and no gradient, so every row is used)
+FIT_ROUNDS = 64
 
-class PrivateLinearMixin:
-    """Shared machinery; the estimators hold no numerics of their own."""
+
+def warn_delta(delta, n_rows):
+    """PrivacyLeakWarning when delta is not below 1/n (a public rule of thumb)."""
+    if 0 < delta and n_rows * delta >= 1:
+        warnings.warn(
+            f"delta={delta:g} is not below 1/n = 1/{n_rows}: a mechanism that publishes "
+            "one person's row in the clear satisfies such a delta. Choose delta well "
+            "below 1 / (number of rows), e.g. 1/n^1.1.",
+            PrivacyLeakWarning, stacklevel=5,
+        )
+
+
+class PrivateLinearMixin(StreamMixin):
+    """Shared machinery; the estimators hold no numerics of their own.
+
+    **Units.** Every estimator learns in *unit space*: a row x becomes
+    x / data_norm, clipped to norm 1, and (with ``fit_intercept``) gets a
+    constant column 1, so augmented rows have norm <= sqrt(2); regression
+    labels become y / y_bound, clipped to [-1, 1]. Every hyper-parameter
+    (``alpha``, step sizes, thresholds) and every noise scale is therefore
+    stated for rows of norm <= 1 and means the same whatever the units of X;
+    the released model is mapped back (``coef_ = W[:, :d] * y_scale /
+    data_norm``, ``intercept_ = W[:, d] * y_scale``), so multiplying X and
+    ``data_norm`` by a constant changes no prediction.
+    """
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -52,6 +80,8 @@ class PrivateLinearMixin:
     # scales the calibrated noise of the gradient family; only the audit tests'
     # deliberately broken subclasses change it
     _noise_factor = 1.0
+    # the label unit (y_bound for regression, 1 for classification)
+    _y_scale = 1.0
 
     # ----------------------------------------------------------- state
     def _transaction(self, method, *args):
@@ -63,18 +93,21 @@ class PrivateLinearMixin:
         # pure DP needs Laplace noise; epsilon=inf draws no noise at all
         return "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
 
-    def _row_bound(self, data_norm):
-        return math.sqrt(2.0) * data_norm if self.fit_intercept else data_norm
+    @property
+    def _row_bound(self):
+        """Norm bound of an augmented unit-space row."""
+        return math.sqrt(2.0) if self.fit_intercept else 1.0
 
     def _resolve_data_norm(self, X):
         if self.data_norm is not None:
-            return float(self.data_norm), True
+            return float(self.data_norm)
         warnings.warn(
             "data_norm is None: the row-norm bound was read off the data, which "
             "leaks it and voids the guarantee for it. Pass data_norm.",
-            PrivacyLeakWarning, stacklevel=4,
+            PrivacyLeakWarning, stacklevel=5,
         )
-        return row_norms_max(X) or 1.0, False
+        self._infer("data_norm")
+        return row_norms_max(X) or 1.0
 
     def _check_horizon(self, n_rows):
         seen = getattr(self, "n_samples_seen_", 0)
@@ -84,19 +117,43 @@ class PrivateLinearMixin:
                 f"pass horizon={self.horizon}; nothing was learned."
             )
 
-    def _augment(self, X):
-        """Clip rows to ``data_norm``, then append the intercept column (one copy)."""
-        if not self.fit_intercept:
-            return clip_rows(X, self._data_norm)
+    def _resolve_batch(self, n_rows, one_release=False):
+        """Rows per round: the parameter, or for "auto" the first call's size
+        (a stream) / n / FIT_ROUNDS (fit's rounds). A row count is public."""
+        if self.batch_size != "auto":
+            return int(self.batch_size)
+        return -(-int(n_rows) // FIT_ROUNDS) if one_release else max(int(n_rows), 1)
+
+    def _rounds(self):
+        """Planned rounds of the stream (None: unbounded)."""
+        return None if self.horizon is None else max(1, self.horizon // self.batch_size_)
+
+    def _unit_rows(self, X, intercept=None):
+        """Rows in unit space: X / data_norm clipped to norm 1 (one copy), plus
+        the constant column 1 when ``intercept`` (default: ``fit_intercept``)."""
+        intercept = self.fit_intercept if intercept is None else intercept
         d = X.shape[1]
-        out = np.empty((X.shape[0], d + 1))
-        out[:, :d] = X
-        out[:, d] = self._data_norm
-        sq_norms = np.einsum("ij,ij->i", X, X)
-        over = sq_norms > self._data_norm**2
+        out = np.empty((X.shape[0], d + 1)) if intercept else np.empty_like(X, dtype=np.float64)
+        np.multiply(X, 1.0 / self._data_norm, out=out[:, :d])
+        if intercept:
+            out[:, d] = 1.0
+        U = out[:, :d]
+        sq_norms = np.einsum("ij,ij->i", U, U)
+        over = sq_norms > 1.0
         if over.any():
-            out[over, :d] *= (self._data_norm / np.sqrt(sq_norms[over]))[:, None]
+            U[over] /= np.sqrt(sq_norms[over])[:, None]
         return out
+
+    def _augment(self, X):
+        return self._unit_rows(X)
+
+    def _to_original_units(self, W):
+        """(coef (k, d), intercept (k,)) of a unit-space model W (k, d [+ 1])."""
+        W = np.atleast_2d(np.asarray(W, dtype=np.float64))
+        d = W.shape[1] - bool(self.fit_intercept)
+        coef = W[:, :d] * (self._y_scale / self._data_norm)
+        intercept = W[:, d] * self._y_scale if self.fit_intercept else np.zeros(W.shape[0])
+        return coef, intercept
 
     def _spent(self, event, releases):
         if math.isinf(self.epsilon):
@@ -113,9 +170,11 @@ class PrivateLinearMixin:
                     "mechanism needs 1/epsilon). Use the default calibration.",
                     PrivacyLeakWarning, stacklevel=5,
                 )
+        inferred = tuple(getattr(self, "_inferred", ()))
         return PrivacySpent(
             epsilon=float(eps), delta=float(self.delta), accountant=method,
-            bounds_trusted=self._bounds_trusted, releases=releases,
+            bounds_trusted=not inferred, releases=releases, inferred=inferred,
+            seeded=is_seeded(self.random_state),
         )
 
     # ----------------------------------------------------------- releases
@@ -123,20 +182,61 @@ class PrivateLinearMixin:
         """``partial_fit`` after ``fit`` starts a new stream over the new rows only:
         fit's rows stay in its one release (parallel composition)."""
         if getattr(self, "_one_shot", False):
-            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_", "_algo"):
+            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_", "_algo", "_ftl",
+                         "n_samples_waiting_", "batch_size_"):
                 self.__dict__.pop(name, None)
 
-    def _record_stream(self, n_rows, W, event):
+    def _check_live_stream(self):
+        """A call that continues a stream (under any algorithm's state) first
+        checks that its terms are unchanged: a switch of ``algorithm`` must not
+        start a second stream beside the first."""
+        if hasattr(self, "_algo") or hasattr(self, "_ftl"):
+            self._continue_stream()
+
+    def _start_or_continue(self, live_state, n_rows):
+        """True when this call starts a stream (parameters frozen, generator
+        derived, round size resolved); a continuing call checks its terms."""
+        if hasattr(self, live_state):
+            self._continue_stream()
+            return False
+        self._begin_stream()
+        self._overspend_warned = False
+        self._releases = 0
+        self.batch_size_ = self._resolve_batch(n_rows)
+        return True
+
+    def _record_stream(self, n_rows, W, event, rows_used):
         """Publish the stream's model after ``n_rows`` more rows, and its cost."""
-        self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + n_rows
+        seen = self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + n_rows
+        self.n_samples_waiting_ = seen - rows_used
+        if rows_used == 0:
+            warnings.warn(
+                f"no round of batch_size={self.batch_size_} rows is complete yet: the "
+                f"published model has learned from none of the {seen} rows seen, which "
+                "wait for their round. Use batch_size='auto' or a smaller batch_size, "
+                "or fit().", UserWarning, stacklevel=5,
+            )
+        if seen * self.delta >= 1 > (seen - n_rows) * self.delta:
+            warn_delta(self.delta, seen)  # once, when the stream passes 1/delta rows
         self._publish(W)
         self.privacy_spent_ = self._spent(event, self._releases)
         self._publish_mi()
+
+    def _begin_one_release(self, n_rows):
+        """``fit``: a new one-release stream; returns its round size."""
+        for name in ("_algo", "_ftl", "coef_", "intercept_", "n_samples_seen_",
+                     "privacy_spent_", "n_samples_waiting_", "batch_size_"):
+            self.__dict__.pop(name, None)
+        self._begin_stream(one_release=True)
+        self._overspend_warned = False
+        warn_delta(self.delta, n_rows)
+        return self._resolve_batch(n_rows, one_release=True)
 
     def _record_one_release(self, n_rows, W, event):
         """Publish ``fit``'s single model and its cost."""
         self._publish(W)
         self.n_samples_seen_ = n_rows
+        self.n_samples_waiting_ = 0
         self._one_shot = True
         self._releases = 1
         self.privacy_spent_ = self._spent(event, 1)
@@ -166,22 +266,18 @@ class PrivateLinearMixin:
                 f"not {self.algorithm!r}."
             )
 
-    def _algorithm_params(self, loss, n_columns):
-        row_bound = self._row_bound(self._data_norm)
+    def _algorithm_params(self, loss, n_columns, batch_size):
         return dict(loss=loss, n_features=n_columns,
                     radius=loss.optimum_radius(self.alpha), alpha=self.alpha,
-                    row_bound=row_bound, batch_size=self.batch_size,
+                    row_bound=self._row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise,
                     calibration=self.noise_calibration, feedback=self.feedback,
                     noise_factor=self._noise_factor, sampler=self.noise_sampler)
 
     def _start_gradient_stream(self, loss, n_columns):
-        self._rng = make_rng(self.random_state)
-        self._overspend_warned = False
-        self._releases = 0
-        rounds = None if self.horizon is None else max(1, self.horizon // self.batch_size)
-        self._algo = make_stream(self.algorithm, **self._algorithm_params(loss, n_columns),
-                                 horizon=rounds, rng=self._rng)
+        self._algo = make_stream(self.algorithm,
+                                 **self._algorithm_params(loss, n_columns, self.batch_size_),
+                                 horizon=self._rounds(), rng=self._rng)
 
     def _learn_gradient(self, Xa, ya, trace):
         self._algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
@@ -189,11 +285,16 @@ class PrivateLinearMixin:
         self._releases += Xa.shape[0] if trace else 1
         return models
 
-    def _fit_gradient(self, loss, Xa, ya):
-        self._rng = make_rng(self.random_state)
-        self._overspend_warned = False
+    def _fit_gradient(self, loss, Xa, ya, batch_size):
+        # pad the last round with zero rows (label 0): a zero row has a zero
+        # gradient under every loss here and belongs to no one, so the
+        # sensitivity of a round is unchanged and no real row is left out
+        extra = -Xa.shape[0] % batch_size
+        if extra:
+            Xa = np.vstack([Xa, np.zeros((extra, Xa.shape[1]))])
+            ya = np.concatenate([ya, np.zeros(extra)])
         W, event, stream = fit_once(self.algorithm, Xa, ya,
-                                    **self._algorithm_params(loss, Xa.shape[1]),
+                                    **self._algorithm_params(loss, Xa.shape[1], batch_size),
                                     rng=self._rng)
         if stream is not None:
             self._algo = stream

@@ -32,7 +32,7 @@ from ..online import (
 )
 from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
-from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin, make_rng
+from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicKernelRegressor, kernel_predict
 
 # "auto" streams with noisy GD from rounds of this many rows, with PQFTL below.
@@ -41,8 +41,11 @@ from ._public import PublicKernelRegressor, kernel_predict
 # with per-row rounds and 0.52 with rounds of 100.
 AUTO_GD_BATCH = 50
 
+# the default bandwidth in unit space (rows divided by data_norm); see gamma
+GAMMA = 5.0
 
-@inject_docstring()
+
+@inject_docstring(GAMMA=GAMMA)
 class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, RegressorMixin,
                              BaseEstimator):
     """Differentially private kernel regression on a stream.
@@ -50,7 +53,9 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
     Every row is mapped by a random Fourier feature map phi (``kernel``,
     ``gamma``, ``n_components``) whose frequencies are drawn from the random
     state alone, never from the data, and ||phi(x)|| = 1 for every x: the
-    rows need no clipping and no ``data_norm``. The model is a weight vector
+    rows need no clipping. ``data_norm`` sets the units: the kernel is taken
+    between x / data_norm and x' / data_norm, so ``gamma`` means the same
+    whatever the units of X. The model is a weight vector
     on those features, released with noise:
 
     * ``algorithm="gd"``: noisy gradient descent on the Huber loss (residuals
@@ -85,12 +90,16 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
     ----------
     {epsilon}
     {delta}
+    {data_norm_kernel}
     {y_bound}
     kernel : {{"rbf", "laplacian"}}, default="rbf"
         Shift-invariant kernel approximated by the features:
         exp(-gamma ||x - x'||_2^2) or exp(-gamma ||x - x'||_1).
-    gamma : float, default=1.0
-        Kernel bandwidth (a parameter, never read off the data).
+    gamma : float, default=GAMMA
+        Kernel bandwidth in unit space, rows divided by ``data_norm``: the
+        kernel is exp(-gamma ||x - x'||^2 / data_norm^2) (``"rbf"``) or
+        exp(-gamma ||x - x'||_1 / data_norm). A parameter, never read off
+        the data.
     n_components : int, default=128
         Number of random features, rounded up to an even number (cos/sin
         pairs). More features approximate the kernel better but spread the
@@ -104,12 +113,12 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         ``"gd"`` only: most gradient steps of one round (``fit`` is one round
         of all rows). Each step is one noisy release, so more steps mean more
         noise per step for the same budget.
-    residual_bound : float or None, default=None
-        ``"gd"`` only: Huber threshold C; residuals are clipped to [-C, C]
-        before they enter a gradient, which bounds a row's influence by C
-        whatever its label. None takes ``y_bound / 8`` (on friedman1, where
-        that is 3.75, it beat 2 and 8; residuals of a good model are far
-        below the label bound).
+    residual_bound : float, default=0.125
+        ``"gd"`` only: Huber threshold C as a fraction of ``y_bound``;
+        residuals are clipped to [-C y_bound, C y_bound] before they enter a
+        gradient, which bounds a row's influence whatever its label. 1/8 beat
+        1/15 and 1/4 on friedman1 (residuals of a good model are far below
+        the label bound).
     theta : float, default=0.8
         ``"korls"`` only: the step-size exponent in (1/2, 1). Larger theta
         means smaller steps and sensitivity ~ t^(1 - 2 theta), but a
@@ -190,6 +199,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
     _parameter_constraints = {
         "epsilon": SHARED_CONSTRAINTS["epsilon"],
         "delta": SHARED_CONSTRAINTS["delta"],
+        "data_norm": SHARED_CONSTRAINTS["data_norm"],
         "y_bound": [Interval(Real, 0, None, closed="neither"), None],
         "kernel": [StrOptions(set(KERNELS))],
         "gamma": [Interval(Real, 0, None, closed="neither")],
@@ -197,7 +207,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         "algorithm": [StrOptions({"auto", "gd", "ftl", "korls"})],
         "alpha": SHARED_CONSTRAINTS["alpha"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "residual_bound": [Interval(Real, 0, None, closed="neither"), None],
+        "residual_bound": [Interval(Real, 0, None, closed="neither")],
         "theta": [Interval(Real, 0.5, 1, closed="neither")],
         "t0": [Interval(Real, 0, None, closed="neither"), None],
         "batch_size": SHARED_CONSTRAINTS["batch_size"],
@@ -208,13 +218,15 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, epsilon=1.0, delta=1e-5, y_bound=None, kernel="rbf", gamma=1.0,
+    def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None, kernel="rbf",
+                 gamma=GAMMA,
                  n_components=128, algorithm="auto", alpha=1e-4, max_iter=1000,
-                 residual_bound=None, theta=0.8, t0=None,
-                 batch_size=1, horizon=None, noise_calibration="tight", noise_sampler="float",
+                 residual_bound=0.125, theta=0.8, t0=None,
+                 batch_size="auto", horizon=None, noise_calibration="tight", noise_sampler="float",
                  fit_intercept=True, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
+        self.data_norm = data_norm
         self.y_bound = y_bound
         self.kernel = kernel
         self.gamma = gamma
@@ -233,24 +245,32 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self.random_state = random_state
 
     # ----------------------------------------------------------- set-up
-    def _start(self, X, y):
-        """Resolve the label bound, split the RNG, draw the public feature map."""
+    def _start(self, X, y, one_release=False):
+        """Resolve the bounds, derive the stream's generators, draw the public map."""
+        if one_release:
+            self._begin_one_release(X.shape[0])
+        self._data_norm = self._resolve_data_norm(X)
         if self.y_bound is None:
             warnings.warn(
                 "y_bound is None: the label bound was read off the data, which "
                 "leaks it and voids the guarantee for it. Pass y_bound.",
-                PrivacyLeakWarning, stacklevel=4,
+                PrivacyLeakWarning, stacklevel=5,
             )
+            self._infer("y_bound")
             self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0
-            self._bounds_trusted = False
         else:
-            self._y_bound, self._bounds_trusted = float(self.y_bound), True
-        features_rng, self._rng = make_rng(self.random_state).spawn(2)
+            self._y_bound = float(self.y_bound)
+        features_rng, self._rng = self._rng.spawn(2)
+        # the kernel of the unit-space rows x / data_norm: gamma is unit-free
+        unit_gamma = (self.gamma / self._data_norm**2 if self.kernel == "rbf"
+                      else self.gamma / self._data_norm)
         self.random_features_ = RandomFourierFeatures(  # cos/sin pairs: an even count
             X.shape[1], self.n_components + self.n_components % 2, kernel=self.kernel,
-            gamma=self.gamma, intercept=self.fit_intercept, rng=features_rng)
-        self._overspend_warned = False
-        self._releases = 0
+            gamma=unit_gamma, intercept=self.fit_intercept, rng=features_rng)
+
+    @property
+    def _y_scale(self):
+        return self._y_bound
 
     def _multiplier(self, make_event):
         if math.isinf(self.epsilon):
@@ -259,18 +279,16 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
 
     def _korls(self, rounds, batch_size):
         return KernelORLS(n_components=self.random_features_.n_features_out,
-                          theta=self.theta, y_bound=self._y_bound, t0=self.t0,
+                          theta=self.theta, y_bound=1.0, t0=self.t0,
                           batch_size=batch_size, horizon=rounds)
 
     def _noisy_gd(self, batch_size, rounds):
         """Noisy gradient descent on the Huber loss, calibrated for one round."""
         n_steps = steps_per_round(batch_size, self.max_iter)
         m = self._multiplier(lambda m: round_event(m, n_steps, self._noise, self.noise_sampler))
-        residual_bound = (self._y_bound / 8.0 if self.residual_bound is None
-                          else float(self.residual_bound))
         return NoisyGradientDescent(
             n_features=self.random_features_.n_features_out, row_bound=1.0,
-            residual_bound=residual_bound, alpha=self.alpha, batch_size=batch_size,
+            residual_bound=self.residual_bound, alpha=self.alpha, batch_size=batch_size,
             horizon=rounds, max_iter=self.max_iter, noise_multiplier=m * self._noise_factor,
             noise=self._noise, rng=self._rng, sampler=self.noise_sampler)
 
@@ -283,16 +301,16 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             # K pure-DP steps compose linearly, not like sqrt(K); without noise
             # PQFTL's exact ridge solution beats a finite number of steps
             return "ftl"
-        return "gd" if not stream or self.batch_size >= AUTO_GD_BATCH else "ftl"
+        return "gd" if not stream or self.batch_size_ >= AUTO_GD_BATCH else "ftl"
 
     def _start_stream(self, rounds):
         self.algorithm_ = self._algorithm_for(stream=True)
         if self.algorithm_ == "gd":
-            self._algo = self._noisy_gd(self.batch_size, rounds)
+            self._algo = self._noisy_gd(self.batch_size_, rounds)
             return
         if self.algorithm_ == "korls":
             self._algo = OutputPerturbation(
-                self._korls(rounds, self.batch_size), epsilon=self.epsilon, delta=self.delta,
+                self._korls(rounds, self.batch_size_), epsilon=self.epsilon, delta=self.delta,
                 noise=self._noise, rng=self._rng, noise_factor=self._noise_factor,
                 sampler=self.noise_sampler)
             return
@@ -300,12 +318,12 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             noise_multiplier=m, horizon=rounds, noise=self._noise, sampler=self.noise_sampler))
         self._algo = PrivateQuadraticFTL(
             n_features=self.random_features_.n_features_out, alpha=self.alpha, row_bound=1.0,
-            label_bound=self._y_bound, noise_multiplier=m * self._noise_factor,
-            horizon=rounds, batch_size=self.batch_size, noise=self._noise, rng=self._rng,
+            label_bound=1.0, noise_multiplier=m * self._noise_factor,
+            horizon=rounds, batch_size=self.batch_size_, noise=self._noise, rng=self._rng,
             sampler=self.noise_sampler)
 
     def _publish(self, w):
-        w = np.asarray(w, dtype=np.float64).reshape(-1)
+        w = np.asarray(w, dtype=np.float64).reshape(-1) * self._y_bound
         if self.fit_intercept:
             self.coef_ = w[:-1].copy()
             self.intercept_ = float(w[-1] * math.sqrt(0.5))  # the constant feature's value
@@ -313,36 +331,37 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             self.coef_ = w.copy()
             self.intercept_ = 0.0
 
+    def _unit_labels(self, y):
+        return clip_labels(y * (1.0 / self._y_bound), 1.0)
+
     # ----------------------------------------------------------- learning
     def _learn(self, X, y, progressive):
         del progressive  # no per-row progressive predictions for the kernel model
         self._leave_one_shot()
+        self._check_live_stream()
         first_call = not hasattr(self, "_algo")
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
         self._check_horizon(X.shape[0])
-        if first_call:
+        if self._start_or_continue("_algo", X.shape[0]):
             self._start(X, y)
-            self._start_stream(None if self.horizon is None
-                               else max(1, self.horizon // self.batch_size))
+            self._start_stream(self._rounds())
         F = self.random_features_.transform(X)
-        yc = clip_labels(y, self._y_bound)
+        yc = self._unit_labels(y)
         self._algo.check_room(X.shape[0])  # all checks done: from here on, mutate
         self._algo.learn(F, yc)
         self._releases += 1
         self.n_iter_ = self._algo.n_steps if self.algorithm_ == "gd" else 1
         if self.algorithm_ in ("korls", "gd"):
-            self._record_stream(X.shape[0], self._algo.published, self._algo.event())
+            W, event = self._algo.published, self._algo.event()
         else:
-            self._record_stream(X.shape[0], self._algo.release(),
-                                self._algo.event(self._algo.n_rounds))
+            W, event = self._algo.release(), self._algo.event(self._algo.n_rounds)
+        self._record_stream(X.shape[0], W, event, self._algo.n_rows_used)
 
     def _fit(self, X, y):
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        for name in ("_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
-            self.__dict__.pop(name, None)
-        self._start(X, y)
+        self._start(X, y, one_release=True)
         F = self.random_features_.transform(X)
-        yc = clip_labels(y, self._y_bound)
+        yc = self._unit_labels(y)
         algorithm = self.algorithm_ = self._algorithm_for(stream=False)
         self.n_iter_ = 1
         if algorithm == "gd":
@@ -358,7 +377,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         else:
             m = self._multiplier(lambda m: one_shot_event(m, self._noise, self.noise_sampler))
             w, event = one_shot_ridge(
-                F, yc, alpha=self.alpha, row_bound=1.0, label_bound=self._y_bound,
+                F, yc, alpha=self.alpha, row_bound=1.0, label_bound=1.0,
                 noise_multiplier=m * self._noise_factor, noise=self._noise, rng=self._rng,
                 sampler=self.noise_sampler)
         self._record_one_release(X.shape[0], w, event)

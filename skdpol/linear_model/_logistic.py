@@ -63,11 +63,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
     feedback : {{"full", "bandit"}}, default="full"
         ``"bandit"`` (only with ``algorithm="mi-ogd"``) uses one loss value
         per row at a randomly perturbed model instead of the gradient.
-    batch_size : int, default=512
-        Rows per round: the gradient of a round is one vectorised product.
-        1 reproduces the seeds' per-row rounds (a Python loop per row, about
-        10-100 times slower). Rows of an incomplete round wait, exactly and
-        unpublished, until the round completes.
+    {batch_size}
     {horizon}
     {noise_calibration}
     {noise_sampler}
@@ -148,7 +144,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=0.05,
-                 algorithm="ftrl", feedback="full", batch_size=512, horizon=None,
+                 algorithm="ftrl", feedback="full", batch_size="auto", horizon=None,
                  noise_calibration="tight", noise_sampler="float", fit_intercept=True,
                  random_state=None):
         self.epsilon = epsilon
@@ -170,20 +166,27 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
             warnings.warn(
                 "classes is None: the label set was read off y, which leaks it. "
                 "Pass classes=... to state it publicly.",
-                PrivacyLeakWarning, stacklevel=4,
+                PrivacyLeakWarning, stacklevel=5,
             )
             classes = np.unique(y)
+            self._infer("classes")
         classes = np.unique(np.asarray(classes))
         if classes.size < 2:
+            # the labels may come from the data: count them, never echo them
             raise ValueError(
-                f"PrivateOnlineLogistic needs at least 2 classes; got {classes.size} class"
-                f"{'' if classes.size == 1 else 'es'} "
-                f"({classes.tolist()})."
+                f"PrivateOnlineLogistic needs at least 2 classes; got {classes.size}."
             )
         self.classes_ = classes
 
     def _encode(self, y):
-        """Labels -> loss encoding; unknown labels are an error naming them."""
+        """Labels -> loss encoding; unknown labels are an error naming rows, not values."""
+        numeric = np.asarray(self.classes_).dtype.kind in "biuf"
+        if numeric != (np.asarray(y).dtype.kind in "biuf"):
+            raise ValueError(
+                f"y holds {'non-numeric' if numeric else 'numeric'} labels but classes "
+                f"are {'numeric' if numeric else 'non-numeric'}: pass y with the label "
+                "type of classes."
+            )
         index = np.searchsorted(self.classes_, y)
         index = np.clip(index, 0, self.classes_.size - 1)
         unknown = self.classes_[index] != y
@@ -229,10 +232,12 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
     def _learn(self, X, y, classes, trace):
         self._leave_one_shot()
+        self._check_live_stream()
         first_call = not hasattr(self, "_algo")
         self._check_gradient_params()
+        inherited = False
         if first_call and classes is None and hasattr(self, "classes_"):
-            classes = self.classes_  # a stream after fit keeps fit's label set
+            classes, inherited = self.classes_, True  # a stream after fit keeps fit's labels
         if first_call and classes is None:
             raise ValueError(
                 "classes must be passed on the first call to partial_fit (the "
@@ -241,34 +246,35 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64)
         if first_call:  # later calls: every label must be in classes_ (_encode)
             check_classification_targets(y)
-        if first_call:
+        self._check_horizon(X.shape[0])
+        if self._start_or_continue("_algo", X.shape[0]):
+            if inherited and getattr(self, "_classes_inferred", False):
+                self._infer("classes")
             self._set_classes(classes, y)
+            self._classes_inferred = "classes" in self._inferred
+            self._data_norm = self._resolve_data_norm(X)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()} differs from the first "
                 f"call's {self.classes_.tolist()}."
             )
         encoded = self._encode(y)
-        self._check_horizon(X.shape[0])
-        if first_call:
-            self._data_norm, self._bounds_trusted = self._resolve_data_norm(X)
         Xa = self._augment(X)
         if first_call:
             self._start_gradient_stream(self._loss(), Xa.shape[1])
         models = self._learn_gradient(Xa, encoded, trace)
-        self._record_stream(X.shape[0], self._algo.published, self._algo.event())
+        self._record_stream(X.shape[0], self._algo.published, self._algo.event(),
+                            self._algo.n_rows_used)
         return models, X
 
     def _publish(self, W):
-        W = np.asarray(W)
-        coef, intercept = (W[:, :-1], W[:, -1] * self._data_norm) if self.fit_intercept \
-            else (W, np.zeros(W.shape[0]))
-        self.coef_ = coef.copy()
-        self.intercept_ = np.asarray(intercept, dtype=np.float64).copy()
+        self.coef_, self.intercept_ = self._to_original_units(W)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, classes=None):
         """Learn from all of ``X`` and publish one model (one noisy release).
+
+        Every row is used, whatever ``batch_size`` says.
 
         Parameters
         ----------
@@ -288,13 +294,13 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         self._check_gradient_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
-        for name in ("_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_",
-                     "classes_"):
-            self.__dict__.pop(name, None)
+        self.__dict__.pop("classes_", None)
+        batch = self._begin_one_release(X.shape[0])
         self._set_classes(classes, y)
+        self._classes_inferred = "classes" in self._inferred
         encoded = self._encode(y)
-        self._data_norm, self._bounds_trusted = self._resolve_data_norm(X)
-        W, event = self._fit_gradient(self._loss(), self._augment(X), encoded)
+        self._data_norm = self._resolve_data_norm(X)
+        W, event = self._fit_gradient(self._loss(), self._augment(X), encoded, batch)
         self._record_one_release(X.shape[0], W, event)
 
     # ----------------------------------------------------------- using

@@ -16,10 +16,10 @@ from ..accounting import (
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import tree_event
 from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one_shot_ridge
-from ..utils import clip_labels, clip_rows, row_norms_max
+from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
 from ..losses import SquaredLoss
-from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin, make_rng
+from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicLinearRegressor
 
 
@@ -139,7 +139,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
-                 alpha=0.01, algorithm="ftl", feedback="full", batch_size=1, horizon=None,
+                 alpha=0.01, algorithm="ftl", feedback="full", batch_size="auto", horizon=None,
                  noise_calibration="tight", noise_sampler="float", fit_intercept=True,
                  random_state=None):
         self.epsilon = epsilon
@@ -166,24 +166,25 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
     def _resolve_bounds(self, X, y):
         """Bounds from parameters, or read off the data with a warning."""
-        data_norm, y_bound, trusted = self.data_norm, self.y_bound, True
-        if data_norm is None:
-            data_norm = row_norms_max(X) or 1.0
-            trusted = False
-            warnings.warn(
-                "data_norm is None: the row-norm bound was read off the data, which "
-                "leaks it and voids the guarantee for it. Pass data_norm.",
-                PrivacyLeakWarning, stacklevel=3,
-            )
-        if y_bound is None:
-            y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0
-            trusted = False
-            warnings.warn(
-                "y_bound is None: the label bound was read off the data, which "
-                "leaks it and voids the guarantee for it. Pass y_bound.",
-                PrivacyLeakWarning, stacklevel=3,
-            )
-        return float(data_norm), float(y_bound), trusted
+        self._data_norm = self._resolve_data_norm(X)
+        if self.y_bound is not None:
+            self._y_bound = float(self.y_bound)
+            return
+        warnings.warn(
+            "y_bound is None: the label bound was read off the data, which "
+            "leaks it and voids the guarantee for it. Pass y_bound.",
+            PrivacyLeakWarning, stacklevel=5,
+        )
+        self._infer("y_bound")
+        self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0
+
+    @property
+    def _y_scale(self):
+        return self._y_bound
+
+    def _unit_labels(self, y):
+        """Labels in unit space: y / y_bound clipped to [-1, 1]."""
+        return clip_labels(y * (1.0 / self._y_bound), 1.0)
 
     def _noise_multiplier(self, make_event):
         """Multiplier that makes ``make_event(m)`` cost (epsilon, delta)."""
@@ -191,65 +192,59 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             return 0.0
         return calibrate_noise_multiplier(make_event, self.epsilon, self.delta)
 
-    def _scales(self, row_bound, y_bound, n_rounds):
+    def _scales(self, n_rounds):
         """(V_scale, u_scale, noise_multiplier) for the chosen calibration."""
         if self.noise_calibration == "paper" and not math.isinf(self.epsilon):
             # seed 002 Algorithm 4: each tree gets (eps/2, delta/2), R = max(||v||, |y|).
             # Line 8 passes R as the bound of y v, whose norm reaches R^2; we pass
-            # R^2, the bound Algorithm 5 requires of its input.
-            R = max(row_bound, y_bound)
+            # R^2, the bound Algorithm 5 requires of its input. (Unit space:
+            # rows of norm <= sqrt(2), labels in [-1, 1].)
+            R = max(self._row_bound, 1.0)
             sigma = paper_tree_sigma(R**2, self.epsilon / 2, self.delta / 2, n_rounds)
             # unit noise in the scaled coordinates = the paper's sigma in both sums
-            return sigma, sigma, 1.0 / joint_sensitivity(row_bound, y_bound, sigma, sigma)
+            return sigma, sigma, 1.0 / joint_sensitivity(self._row_bound, 1.0, sigma, sigma)
         return None, None, None
 
-    def _prepare(self, X, y, n_rounds, make_event):
-        """Resolve bounds and RNG; return (row_bound, V_scale, u_scale, multiplier)."""
-        self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
-        self._rng = make_rng(self.random_state)
-        self._overspend_warned = False
-        row_bound = self._row_bound(self._data_norm)
-        s_V, s_u, m = self._scales(row_bound, self._y_bound, n_rounds)
+    def _multiplier_and_scales(self, n_rounds, make_event):
+        s_V, s_u, m = self._scales(n_rounds)
         if m is None:
             m = self._noise_multiplier(make_event)
-        return row_bound, s_V, s_u, m
+        return s_V, s_u, m
 
     @property
     def _intercept(self):
-        """The constant column's value (None without an intercept)."""
-        return self._data_norm if self.fit_intercept else None
+        """The constant column's value in unit space (None without an intercept)."""
+        return 1.0 if self.fit_intercept else None
 
     def _publish(self, coef):
-        coef = np.asarray(coef).reshape(-1)  # FTL's (d,) or the gradient family's (1, d)
-        if self.fit_intercept:
-            self.coef_ = coef[:-1].copy()
-            self.intercept_ = float(coef[-1] * self._data_norm)
-        else:
-            self.coef_ = coef.copy()
-            self.intercept_ = 0.0
+        coef, intercept = self._to_original_units(coef)  # FTL's (d,) or the gradient family's (1, d)
+        self.coef_ = coef[0]
+        self.intercept_ = float(intercept[0])
 
     # ----------------------------------------------------------- learning
     def _learn(self, X, y, progressive):
         self._leave_one_shot()
+        self._check_live_stream()
         if self.algorithm != "ftl":
             return self._learn_other(X, y, progressive)
         first_call = not hasattr(self, "_ftl")
         self._check_params()
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
         self._check_horizon(X.shape[0])
-        if first_call:
-            self._start_stream(X, y)
-        Xc, yc = clip_rows(X, self._data_norm), clip_labels(y, self._y_bound)
+        if self._start_or_continue("_ftl", X.shape[0]):
+            self._resolve_bounds(X, y)
+            self._start_stream()
+        U, yu = self._unit_rows(X, intercept=False), self._unit_labels(y)
         self._ftl.check_room(X.shape[0])  # all checks done: from here on, mutate
         if progressive:
-            coefs = self._ftl.progressive_coefs(Xc, yc)
+            coefs = self._ftl.progressive_coefs(U, yu)
             self._releases += X.shape[0]
         else:
             coefs = None
-            self._ftl.learn(Xc, yc)
+            self._ftl.learn(U, yu)
             self._releases += 1
         self._record_stream(X.shape[0], self._ftl.release(),
-                            self._ftl.event(self._ftl.n_rounds))
+                            self._ftl.event(self._ftl.n_rounds), self._ftl.n_rows_used)
         return coefs, X
 
     def _learn_other(self, X, y, progressive):
@@ -258,28 +253,28 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._check_gradient_params()
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
         self._check_horizon(X.shape[0])
-        if first_call:
-            self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
+        if self._start_or_continue("_algo", X.shape[0]):
+            self._resolve_bounds(X, y)
         Xa = self._augment(X)
         if first_call:
-            self._start_gradient_stream(SquaredLoss(self._y_bound), Xa.shape[1])
-        models = self._learn_gradient(Xa, clip_labels(y, self._y_bound), progressive)
-        self._record_stream(X.shape[0], self._algo.published, self._algo.event())
+            self._start_gradient_stream(SquaredLoss(1.0), Xa.shape[1])
+        models = self._learn_gradient(Xa, self._unit_labels(y), progressive)
+        self._record_stream(X.shape[0], self._algo.published, self._algo.event(),
+                            self._algo.n_rows_used)
         coefs = None if models is None else models[:, 0, :]
         return coefs, X
 
-    def _start_stream(self, X, y):
-        self._releases = 0
-        n_rounds = None if self.horizon is None else max(1, self.horizon // self.batch_size)
-        row_bound, s_V, s_u, m = self._prepare(
-            X, y, n_rounds,
+    def _start_stream(self):
+        n_rounds = self._rounds()
+        s_V, s_u, m = self._multiplier_and_scales(
+            n_rounds,
             lambda m: tree_event(noise_multiplier=m, horizon=n_rounds, noise=self._noise,
                                  sampler=self.noise_sampler),
         )
         self._ftl = PrivateQuadraticFTL(
-            n_features=X.shape[1] + self.fit_intercept, alpha=self.alpha,
-            row_bound=row_bound, label_bound=self._y_bound, noise_multiplier=m,
-            horizon=n_rounds, batch_size=self.batch_size, noise=self._noise,
+            n_features=self.n_features_in_ + self.fit_intercept, alpha=self.alpha,
+            row_bound=self._row_bound, label_bound=1.0, noise_multiplier=m,
+            horizon=n_rounds, batch_size=self.batch_size_, noise=self._noise,
             rng=self._rng, V_scale=s_V, u_scale=s_u, intercept=self._intercept,
             sampler=self.noise_sampler,
         )
@@ -289,13 +284,13 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             return self._fit_other(X, y)
         self._check_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        for name in ("_ftl", "_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
-            self.__dict__.pop(name, None)
-        row_bound, s_V, s_u, m = self._prepare(
-            X, y, X.shape[0], lambda m: one_shot_event(m, self._noise, self.noise_sampler))
+        self._begin_one_release(X.shape[0])
+        self._resolve_bounds(X, y)
+        s_V, s_u, m = self._multiplier_and_scales(
+            X.shape[0], lambda m: one_shot_event(m, self._noise, self.noise_sampler))
         coef, event = one_shot_ridge(
-            clip_rows(X, self._data_norm), clip_labels(y, self._y_bound), alpha=self.alpha,
-            row_bound=row_bound, label_bound=self._y_bound, noise_multiplier=m,
+            self._unit_rows(X, intercept=False), self._unit_labels(y), alpha=self.alpha,
+            row_bound=self._row_bound, label_bound=1.0, noise_multiplier=m,
             noise=self._noise, rng=self._rng, V_scale=s_V, u_scale=s_u,
             intercept=self._intercept, sampler=self.noise_sampler,
         )
@@ -304,11 +299,12 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     def _fit_other(self, X, y):
         self._check_gradient_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        for name in ("_ftl", "_algo", "coef_", "intercept_", "n_samples_seen_", "privacy_spent_"):
-            self.__dict__.pop(name, None)
-        self._data_norm, self._y_bound, self._bounds_trusted = self._resolve_bounds(X, y)
-        W, event = self._fit_gradient(SquaredLoss(self._y_bound), self._augment(X),
-                                      clip_labels(y, self._y_bound))
+        batch = self._begin_one_release(X.shape[0])
+        if self.batch_size == "auto" and self.algorithm != "giga":
+            batch = 1  # POL runs IGD, whose squared-loss step bound holds for one row a round
+        self._resolve_bounds(X, y)
+        W, event = self._fit_gradient(SquaredLoss(1.0), self._augment(X),
+                                      self._unit_labels(y), batch)
         self._record_one_release(X.shape[0], W, event)
 
     # ----------------------------------------------------------- using
@@ -358,9 +354,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             raise ValueError("progressive_predict needs batch_size=1.")
         self._validate_params()
         coefs, X = self._transaction(self._learn, X, y, True)
-        # each row meets the model published before it (in the augmented space)
-        coef = coefs[:, : X.shape[1]]
-        intercept = coefs[:, -1] * self._data_norm if self.fit_intercept else np.zeros(len(X))
+        # each row meets the model published before it (mapped from unit space)
+        coef, intercept = self._to_original_units(coefs)
         pred = np.einsum("ij,ij->i", coef, X) + intercept
         return (pred, coef, intercept) if return_coef else pred
 

@@ -30,6 +30,16 @@ Implementation notes
 
 The exact total, the key and the node cache are curator state: whoever holds
 them can subtract the noise. They live in underscore attributes only.
+
+Restored copies (:meth:`PrivatePrefixSum.refresh_noise`). A node's noise is a
+function of the key and the node, so two continuations of one checkpoint
+would add the same noise to different sums, and their difference would
+expose the rows that differ. A restored tree therefore starts a new key
+*epoch*: a node is drawn under the key of the epoch in which it completed
+(its last leaf, k 2^h, arrived). Nodes completed before the restore cover
+pre-restore leaves only -- the same sums in every continuation -- and keep
+their noise, so re-released nodes never show two different noises; every
+node completed afterwards gets fresh noise.
 """
 
 import numpy as np
@@ -93,6 +103,7 @@ class PrivatePrefixSum:
         if sampler == "discrete" and self.sensitivity > 0:
             self._step = grid_step(self.sensitivity, self.dim)
         self._key = rng.integers(0, 2**64, size=2, dtype=np.uint64)
+        self._epochs = []  # (first leaf count, key) of each restore: see refresh_noise
         self._total = np.zeros(self.dim)
         self._t = 0
         self._cache = {}
@@ -148,15 +159,32 @@ class PrivatePrefixSum:
             return self._grid_scale(h) * self._step
         return self.sensitivity * self._unit_scale(h)
 
+    def refresh_noise(self, rng):
+        """Fresh secret key for every node that completes from now on.
+
+        Called on a restored copy (see the module notes): nodes that are
+        complete already keep their noise, all later nodes get new noise.
+        """
+        self._epochs = [*getattr(self, "_epochs", []),
+                        (self._t, rng.integers(0, 2**64, size=2, dtype=np.uint64))]
+
+    def _key_of(self, h, k):
+        end = k << h  # the leaf count at which node (h, k) completes
+        for start, key in reversed(getattr(self, "_epochs", [])):
+            if end > start:
+                return key
+        return self._key
+
     def _node_generator(self, h, k):
         # one Philox reused for every node: resetting its state is ~10x cheaper
         # than building a generator, and gives the same stream for (key, counter)
+        key = self._key_of(h, k)
         gen = self.__dict__.get("_gen")
         if gen is None:
-            gen = self._gen = np.random.Generator(np.random.Philox(key=self._key))
+            gen = self._gen = np.random.Generator(np.random.Philox(key=key))
         gen.bit_generator.state = {
             "bit_generator": "Philox",
-            "state": {"counter": np.array([0, 0, k, h], dtype=np.uint64), "key": self._key},
+            "state": {"counter": np.array([0, 0, k, h], dtype=np.uint64), "key": key},
             "buffer": np.zeros(4, dtype=np.uint64),
             "buffer_pos": 4,  # nothing buffered under the new counter
             "has_uint32": 0,

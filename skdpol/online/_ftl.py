@@ -186,7 +186,7 @@ class PrivateQuadraticFTL:
         return self._tree.n_leaves
 
     @property
-    def n_rows_released(self):
+    def n_rows_used(self):
         """Rows in completed rounds (the published model's data)."""
         return self._tree.n_leaves * self.batch_size
 
@@ -257,7 +257,7 @@ class PrivateQuadraticFTL:
         if self.n_rounds == 0:
             return np.zeros(self.n_features)
         std = self._tree.noise_std_at(self.n_rounds)[0]
-        return self._solve(self._tree.release(), self.n_rows_released, std)
+        return self._solve(self._tree.release(), self.n_rows_used, std)
 
     def progressive_coefs(self, X, y, block=2048):
         """For each row, the model published just before it; then learn the rows.

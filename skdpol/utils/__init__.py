@@ -2,6 +2,7 @@
 
 from ._release import PublicRelease
 from ._state import run_transaction
+from ._stream import StreamMixin
 from ._validation import clip_labels, clip_rows, row_norms_max
 
-__all__ = ["PublicRelease", "clip_labels", "clip_rows", "row_norms_max", "run_transaction"]
+__all__ = ["PublicRelease", "StreamMixin", "clip_labels", "clip_rows", "row_norms_max", "run_transaction"]

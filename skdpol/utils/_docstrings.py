@@ -13,6 +13,11 @@ _SHARED = {
         sensitivity holds for any input. None reads it off the first batch
         and emits :class:`~skdpol.PrivacyLeakWarning`: the bound then depends
         on the data and the guarantee no longer covers it.""",
+    "data_norm_kernel": """data_norm : float or None, default=None
+        The scale of the rows: the kernel is computed on x / data_norm, so
+        ``gamma`` is unit-free (a public bound on the row norms is the
+        natural choice). None reads the largest row norm off the first batch
+        and emits :class:`~skdpol.PrivacyLeakWarning`.""",
     "y_bound": """y_bound : float or None, default=None
         Labels are clipped to ``[-y_bound, y_bound]``. None reads it off the
         first batch, with :class:`~skdpol.PrivacyLeakWarning`.""",
@@ -23,9 +28,15 @@ _SHARED = {
         changes nothing. None plans for an unbounded stream (level-dependent
         noise keeps the total cost within the budget for any length, at the
         price of more noise).""",
-    "batch_size": """batch_size : int, default=1
-        Rows per round. 1 is the seeds' per-row round; rows of an incomplete
-        round wait, exactly and unpublished, until the round completes.""",
+    "batch_size": """batch_size : int or "auto", default="auto"
+        Rows per round of ``partial_fit``. ``"auto"``: the first call's row
+        count (a public number), so a stream read in chunks of equal size
+        publishes one round per chunk -- the most accurate choice for
+        chunked streams (``batch_size_`` holds the value used). 1 is the
+        seeds' per-row round. Rows of an incomplete round wait, exactly and
+        unpublished, until the round completes (``n_samples_waiting_``
+        counts them; a release that has learned from no row warns).
+        ``fit`` always uses every row.""",
     "noise_calibration": """noise_calibration : {"tight", "paper"}, default="tight"
         ``"tight"`` calibrates the noise exactly with dp-accounting;
         ``"paper"`` uses the seed's own formula, for side-by-side
