@@ -87,8 +87,8 @@ def test_same_random_state_same_model_and_chunking_does_not_matter_for_ftal(stre
     # the rounds (512 rows) and the tree noise (keyed by node) do not depend on
     # the chunks; BLAS may round a product of a view and of a copy differently
     X, y, R = stream
-    a = _fed(X[:10_000], y[:10_000], R)
-    b = PrivateOnlineLogistic(data_norm=R, random_state=0)
+    a = _fed(X[:10_000], y[:10_000], R, batch_size=512)
+    b = PrivateOnlineLogistic(data_norm=R, batch_size=512, random_state=0)
     for start in range(0, 10_000, 3000):  # different chunks, same rounds of 512
         end = min(start + 3000, 10_000)
         b.partial_fit(X[start:end], y[start:end], classes=[0, 1])
@@ -251,7 +251,7 @@ def test_regressor_runs_every_gradient_algorithm(algorithm):
     X = rng.normal(size=(6000, 3)) / 2
     y = X @ [1.0, -1.0, 0.5]
     est = PrivateOnlineRegressor(algorithm=algorithm, data_norm=2.0, y_bound=2.0,
-                                 alpha=1.0, epsilon=np.inf, random_state=0)
+                                 alpha=0.25, epsilon=np.inf, random_state=0)
     for start in range(0, 6000, 2000):
         est.partial_fit(X[start:start + 2000], y[start:start + 2000])
     assert est.n_samples_seen_ == 6000 and np.all(np.isfinite(est.coef_))

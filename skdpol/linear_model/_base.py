@@ -43,6 +43,11 @@ SHARED_CONSTRAINTS = {
 # with zero rows, which carry no data and no gradient, so every row is used)
 FIT_ROUNDS = 64
 
+# the gradient family's largest round with batch_size="auto" (rows): a round is
+# one gradient step; 512 was the measured best fixed size on the generated
+# streams (docs/benchmarks/logistic.md)
+GRADIENT_ROUND = 512
+
 
 def warn_delta(delta, n_rows):
     """PrivacyLeakWarning when delta is not below 1/n (a public rule of thumb)."""
@@ -118,11 +123,21 @@ class PrivateLinearMixin(StreamMixin):
             )
 
     def _resolve_batch(self, n_rows, one_release=False):
-        """Rows per round: the parameter, or for "auto" the first call's size
-        (a stream) / n / FIT_ROUNDS (fit's rounds). A row count is public."""
+        """Rows per round: the parameter, or for "auto" n / FIT_ROUNDS (fit's
+        rounds) or :meth:`_auto_round` of the first call (a stream). Row
+        counts are public."""
         if self.batch_size != "auto":
             return int(self.batch_size)
-        return -(-int(n_rows) // FIT_ROUNDS) if one_release else max(int(n_rows), 1)
+        if one_release:
+            return -(-int(n_rows) // FIT_ROUNDS)
+        return self._auto_round(max(int(n_rows), 1))
+
+    def _auto_round(self, n_rows):
+        """The gradient family's rounds for a first call of ``n_rows``: a round
+        is one gradient step, so the call is cut into even rounds of at most
+        GRADIENT_ROUND rows (the measured best fixed size) rather than one."""
+        n_rounds = -(-n_rows // GRADIENT_ROUND)
+        return -(-n_rows // n_rounds)
 
     def _rounds(self):
         """Planned rounds of the stream (None: unbounded)."""

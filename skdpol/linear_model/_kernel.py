@@ -272,6 +272,11 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
     def _y_scale(self):
         return self._y_bound
 
+    def _auto_round(self, n_rows):
+        # one round per call: noisy GD takes its steps inside a round, and the
+        # tree of PQFTL / KORLS's releases want the fewest rounds
+        return n_rows
+
     def _multiplier(self, make_event):
         if math.isinf(self.epsilon):
             return 0.0
