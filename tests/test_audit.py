@@ -49,7 +49,8 @@ def _setting(n=16):
 
 
 @pytest.mark.parametrize("method, delta", [("fit", 1e-5), ("partial_fit", 1e-5), ("fit", 0.0)])
-def test_audit_does_not_refute_the_claim_but_refutes_a_cut_noise(method, delta, audit_runs):
+def test_audit_does_not_refute_the_claim_but_refutes_a_cut_noise(method, delta, audit_runs,
+                                                                 mechanism_only):
     X, y, cx, cy = _setting()
     params = dict(epsilon=1.0, delta=delta, data_norm=1.0, y_bound=1.0,
                   horizon=len(X), fit_intercept=False)

@@ -88,7 +88,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_mechanism_claim_stands_and_a_noise_cut_is_caught(name, audit_runs):
+def test_mechanism_claim_stands_and_a_noise_cut_is_caught(name, audit_runs, mechanism_only):
     n = 20 * audit_runs
     d, d_prime, delta = CASES[name](1.0, n)
     # 99%: the scalar Laplace audit gets within a few percent of its true epsilon

@@ -10,16 +10,16 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import PrivacySpent, calibrate_noise_multiplier, epsilon_spent
-from ..linear_model._base import make_rng
 from ..mechanisms import tree_event
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
-from ..utils import run_transaction
+from ..utils import StreamMixin, run_transaction
+from ..utils._stream import is_seeded
 from ._public import PublicSubmodularSelector
 
 _BUILT_IN = {"concave": ConcaveMassCost}
 
 
-class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
+class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
     """Differentially private online submodular minimisation over the columns.
 
     Each row (or round of ``batch_size`` rows) is one round of seed 001's
@@ -142,7 +142,7 @@ class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
     def _cost_object(self):
         return _BUILT_IN[self.cost]() if isinstance(self.cost, str) else self.cost
 
-    def _start(self, n_items, live=False):
+    def _start(self, n_items, live=False, one_release=False):
         cost = self._cost_object()
         if self.cost_bound is None and not hasattr(cost, "bound"):
             raise ValueError("cost_bound is required for a cost without a bound(n) method.")
@@ -153,7 +153,7 @@ class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
                 lambda m: tree_event(noise_multiplier=m, horizon=self.horizon, noise=noise,
                                      sampler=self.noise_sampler),
                 self.epsilon, 0.0 if noise == "laplace" else self.delta)
-        self._rng = make_rng(self.random_state)
+        self._begin_stream(one_release=one_release)
         self._algo = SubmodularPFTAL(
             n_items=n_items, cost=cost, cost_bound=self.cost_bound, alpha=self.alpha,
             noise_multiplier=m * self._noise_factor, feedback=self.feedback, mu=self.mu,
@@ -177,7 +177,8 @@ class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
         else:
             eps, how = epsilon_spent(self._algo.event(), self.delta)
         self.privacy_spent_ = PrivacySpent(epsilon=float(eps), delta=float(self.delta),
-                                           accountant=how, releases=self._algo.n_rounds)
+                                           accountant=how, releases=self._algo.n_rounds,
+                                           seeded=is_seeded(self.random_state))
 
     def _transaction(self, method, *args):
         return run_transaction(self, method, *args)
@@ -215,13 +216,15 @@ class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
         self._transaction(self._learn, X)
         return self
 
-    def _learn(self, X):
+    def _learn(self, X, one_release=False):
         first_call = not hasattr(self, "_algo")
+        if not first_call:
+            self._continue_stream()  # a stream's terms are fixed when it starts
         X = validate_data(self, X, reset=first_call, dtype=np.float64)
         if first_call:
             if self.n_items is not None and self.n_items != X.shape[1]:
                 raise ValueError(f"X has {X.shape[1]} columns but n_items={self.n_items}.")
-            self._start(X.shape[1])
+            self._start(X.shape[1], one_release=one_release)
         self._algo.check_room(X.shape[0])
         self._algo.learn(X)
         self.n_samples_seen_ += X.shape[0]
@@ -244,7 +247,7 @@ class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
         """
         for name in ("_algo", "support_", "x_", "n_samples_seen_", "privacy_spent_"):
             self.__dict__.pop(name, None)
-        self._transaction(self._learn, X)
+        self._transaction(self._learn, X, True)
         return self
 
     # ----------------------------------------------------------- live play
@@ -293,6 +296,7 @@ class PrivateSubmodularSelector(SelectorMixin, BaseEstimator):
         return self
 
     def _tell(self, feedback):
+        self._continue_stream()
         self._algo.tell(feedback)
         self.n_samples_seen_ += 1
         self._asked = False
