@@ -77,7 +77,10 @@ def _online_loss(data, epsilon, delta, calibration, alpha, est_seed, checkpoints
     X, y = data.X, data.y
     est = PrivateOnlineRegressor(
         epsilon=epsilon, delta=delta, data_norm=data.data_norm, y_bound=data.y_bound,
-        alpha=alpha, fit_intercept=False, horizon=X.shape[0],
+        # the seed's alpha is per row in raw units; the estimator's is in unit
+        # space (rows / data_norm): the same ridge minimiser
+        alpha=alpha / data.data_norm**2, fit_intercept=False, horizon=X.shape[0],
+        batch_size=1,
         noise_calibration=calibration, random_state=est_seed,
     )
     with warnings.catch_warnings():
