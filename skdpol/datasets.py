@@ -25,7 +25,7 @@ from .submodular import make_submodular_stream
 
 __all__ = ["make_online_classification", "make_online_regression", "make_submodular_stream",
            "iter_chunks", "data_home", "load_adult", "load_wine_quality",
-           "adult_preprocessor", "wine_quality_preprocessor", "row_norm_bound",
+           "adult_preprocessor", "wine_quality_preprocessor", "row_norm_bound", "scale_to_unit",
            "ADULT_CATEGORIES", "ADULT_RANGES", "WINE_QUALITY_RANGES"]
 
 
