@@ -301,11 +301,12 @@ WINE_QUALITY_SCALE = (0.0, 10.0)  # the sensory panel's public 0-10 score
 
 
 def _read_csv(path, name, columns, target):
+    """The feature columns (in the file's order) and the target of a data file."""
     frame = pd.read_csv(_data_file(path, name))
     missing = [c for c in [*columns, target] if c not in frame.columns]
     if missing:
         raise ValueError(f"{name}: columns {missing} are missing from the file.")
-    return frame[list(columns)], frame[target]
+    return frame[[c for c in frame.columns if c in columns]], frame[target]
 
 
 def load_adult(path=None):
@@ -347,13 +348,12 @@ def load_adult(path=None):
     ['<=50K', '>50K']
     """
     numeric, categorical = list(ADULT_RANGES), list(ADULT_CATEGORIES)
-    columns = [c for c in pd.read_csv(_data_file(path, "adult.csv.gz"), nrows=0).columns
-               if c in ADULT_RANGES or c in ADULT_CATEGORIES]  # the file's column order
-    X, labels = _read_csv(path, "adult.csv.gz", columns or numeric + categorical, ADULT_TARGET)
+    X, labels = _read_csv(path, "adult.csv.gz", numeric + categorical, ADULT_TARGET)
     unknown = ~labels.isin(ADULT_CLASSES)
     if unknown.any():  # row numbers only: the values are data
         raise ValueError(f"adult: {int(unknown.sum())} labels are not in {list(ADULT_CLASSES)} "
                          f"(first rows {np.flatnonzero(unknown)[:5].tolist()}).")
+    # object columns with NaN for missing, whatever string dtype this pandas reads
     X = X.astype({c: np.float64 for c in numeric} | {c: object for c in categorical})
     X = X.where(X.notna(), np.nan)
     y = (labels == ADULT_CLASSES[1]).to_numpy(dtype=np.int64)
