@@ -93,6 +93,8 @@ def median_iqr(values, digits=3):
     if v.size == 0:
         return "n/a"
     q25, med, q75 = np.percentile(v, [25, 50, 75])
-    if v.size == 1:
-        return f"{med:.{digits}f}"
-    return f"{med:.{digits}f} [{q25:.{digits}f}, {q75:.{digits}f}]"
+
+    def fmt(x):
+        return f"{x:.{digits}f}" if abs(x) < 1000 else f"{x:.{digits}g}"
+
+    return fmt(med) if v.size == 1 else f"{fmt(med)} [{fmt(q25)}, {fmt(q75)}]"
