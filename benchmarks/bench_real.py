@@ -402,7 +402,7 @@ def table(results, dataset, methods, epsilons, extra=()):
     return md_table(header, rows)
 
 
-def report(results, epsilons, seeds, dpl_info, elapsed, quick):
+def report(results, epsilons, seeds, dpl_info, elapsed, quick, note=None):
     adult_methods = ["PrivateOnlineLogistic.fit", "PrivateOnlineLogistic.partial_fit",
                      "diffprivlib LogisticRegression", "LogisticRegression",
                      "SGDClassifier.partial_fit", "majority class (train)"]
@@ -415,6 +415,7 @@ def report(results, epsilons, seeds, dpl_info, elapsed, quick):
     lines = [
         "# Real data: UCI Adult and Wine Quality (white)",
         "",
+        *([note, ""] if note else []),
         f"Produced by `{command_line('bench_real.py')}` "
         f"({'quick: ' if quick else ''}{len(seeds)} seed(s), epsilon in "
         f"{{{', '.join(eps_name(e) for e in epsilons)}}}, delta = {DELTA:g}; "
@@ -475,6 +476,7 @@ def main():
     parser.add_argument("--no-diffprivlib", action="store_true",
                         help="skip diffprivlib (no virtual environment, no subprocess)")
     parser.add_argument("--data", help="the data folder (default: skdpol.datasets.data_home())")
+    parser.add_argument("--note", help="a paragraph to put under the report's title")
     args = parser.parse_args()
     if data_home(args.data) is None:
         raise SystemExit("the shared data folder is absent: pass --data or set $SKDPOL_DATA.")
@@ -504,8 +506,8 @@ def main():
                         f"{VENV.name} ({len(dpl)} fits in one subprocess, {sec:.0f} s)"
                         + (f"; its warnings: {'; '.join(warns)}" if warns else ""))
     elapsed = time.perf_counter() - t0
-    write_report(report(results, epsilons, list(seeds), dpl_info, elapsed, args.quick),
-                 args, "real_data.md")
+    write_report(report(results, epsilons, list(seeds), dpl_info, elapsed, args.quick,
+                        args.note), args, "real_data.md")
 
 
 if __name__ == "__main__":
