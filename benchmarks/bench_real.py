@@ -412,11 +412,13 @@ def report(results, epsilons, seeds, dpl_info, elapsed, quick, note=None):
                     "PrivateSubmodularSelector -> Ridge", "diffprivlib LinearRegression",
                     "Ridge", "SGDRegressor.partial_fit"]
     kw = "\n".join(f"| `{k}` | `{v}` |" for k, v in KWARGS.items())
+    cmd = command_line("bench_real.py")
+    cmd = cmd.replace(note, '"..."') if note else cmd
     lines = [
         "# Real data: UCI Adult and Wine Quality (white)",
         "",
         *([note, ""] if note else []),
-        f"Produced by `{command_line('bench_real.py')}` "
+        f"Produced by `{cmd}` "
         f"({'quick: ' if quick else ''}{len(seeds)} seed(s), epsilon in "
         f"{{{', '.join(eps_name(e) for e in epsilons)}}}, delta = {DELTA:g}; "
         f"{elapsed / 60:.1f} min).",
