@@ -75,3 +75,26 @@ def write_report(text, args, name):
         with open(out, "w") as fh:
             fh.write(text)
     print(text)
+
+
+def report_parser(doc):
+    """The ``--quick`` / ``--out`` parser of :func:`parse_report_args`, returned
+    unparsed so a script can add its own options."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run")
+    parser.add_argument("--out", help="where to write the report")
+    return parser
+
+
+def median_iqr(values, digits=3):
+    """'median [q25, q75]' of the finite values (n/a when there are none)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return "n/a"
+    q25, med, q75 = np.percentile(v, [25, 50, 75])
+
+    def fmt(x):
+        return f"{x:.{digits}f}" if abs(x) < 1000 else f"{x:.{digits}g}"
+
+    return fmt(med) if v.size == 1 else f"{fmt(med)} [{fmt(q25)}, {fmt(q75)}]"
