@@ -10,6 +10,7 @@ the gradient in ``W`` is ``l'(s, y) v^T``, so its Frobenius norm is
 loss           ||l'(s, y)||          Lipschitz in W on ||W||<=B  smoothness
 =============  ===================  ==========================  =============
 squared        |s - y| <= RB + M     R (R B + M)                 R^2
+huber (C)      |clip(s - y)| <= C    C R                         R^2
 logistic       sigmoid(-ys) <= 1     R                           R^2 / 4
 multinomial    ||p - e_y|| <= sqrt2  sqrt(2) R                   R^2 / 2
 hinge          <= 1                  R                           (not smooth)
@@ -99,6 +100,46 @@ class SquaredLoss(_Loss):
 
     def max_value(self, row_bound, radius):
         return 0.5 * (row_bound * radius + self.y_bound) ** 2
+
+
+class HuberLoss(_Loss):
+    """Huber's loss of the residual r = s - y with threshold C (``threshold``).
+
+    l = r^2 / 2 for |r| <= C and C |r| - C^2 / 2 beyond, so l'(s, y) =
+    clip(s - y, -C, C): the squared loss with its residual clipped, which is
+    what bounds the gradient (by C R, whatever the labels and W). Labels
+    |y| <= ``y_bound`` only matter for the loss *values* (``value_at_zero``,
+    ``max_value``); with the default ``y_bound=inf`` those are infinite.
+    """
+
+    def __init__(self, threshold, y_bound=math.inf):
+        self.threshold = float(threshold)
+        self.y_bound = float(y_bound)
+
+    def _huber(self, r):
+        C, a = self.threshold, np.abs(r)
+        return np.where(a <= C, 0.5 * r * r, C * a - 0.5 * C * C)
+
+    def value(self, S, y):
+        return self._huber(S[:, 0] - y)
+
+    def derivative(self, S, y):
+        return np.clip(S - y[:, None], -self.threshold, self.threshold)
+
+    def curvature_product(self, S, y, dS):
+        return (np.abs(S - y[:, None]) < self.threshold) * dS
+
+    def lipschitz(self, row_bound, radius):
+        return self.threshold * row_bound
+
+    def smoothness(self, row_bound):
+        return row_bound**2
+
+    def value_at_zero(self):
+        return float(self._huber(np.float64(self.y_bound)))
+
+    def max_value(self, row_bound, radius):
+        return float(self._huber(np.float64(row_bound * radius + self.y_bound)))
 
 
 class LogisticLoss(_Loss):

@@ -54,6 +54,7 @@ import numpy as np
 from dp_accounting import NoOpDpEvent, SelfComposedDpEvent
 
 from ..mechanisms import noise_event, perturb
+from ..losses._linear import HuberLoss
 from ._rounds import RoundBuffer
 
 ROWS_PER_STEP = 50
@@ -73,7 +74,7 @@ def round_event(noise_multiplier, n_steps, noise="gaussian", sampler="float"):
 
 
 class NoisyGradientDescent(RoundBuffer):
-    """Rounds of noisy Nesterov gradient descent on the Huber loss.
+    """Rounds of noisy Nesterov gradient descent on a loss with bounded derivative.
 
     Parameters
     ----------
@@ -81,10 +82,8 @@ class NoisyGradientDescent(RoundBuffer):
         Length of the (already clipped or normalised) rows.
     row_bound : float
         R: every row has ||v|| <= R (the caller enforces it).
-    residual_bound : float
-        C: Huber threshold; residuals are clipped to [-C, C].
     alpha : float
-        Ridge weight (the objective is the mean Huber loss + alpha ||w||^2 / 2).
+        Ridge weight (the objective is the mean loss + alpha ||W||^2 / 2).
     batch_size : int
         Rows per round.
     horizon : int or None
@@ -92,11 +91,23 @@ class NoisyGradientDescent(RoundBuffer):
     max_iter : int
         Upper bound on the steps per round (see :func:`steps_per_round`).
     noise_multiplier : float
-        Per-step noise over the sensitivity 2 C R (0: no noise).
+        Per-step noise over the step's sensitivity (0: no noise).
     noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
     sampler : {"float", "discrete"}
     momentum : float, default=0.9
+    residual_bound : float or None, default=None
+        C of the Huber loss used when ``loss`` is None (the kernel model's
+        clipped residuals); give one of ``residual_bound`` and ``loss``.
+    loss : loss object of :mod:`skdpol.losses` or None, default=None
+        Any loss whose derivative norm is bounded whatever W (``lipschitz(R,
+        inf)`` finite): logistic, multinomial (W of shape (k, d)), hinge,
+        Huber. The squared loss is refused (its gradient is unbounded).
+    n_steps : int or None, default=None
+        Steps per round; None uses :func:`steps_per_round` (``max_iter``
+        caps both).
+    learning_rate : float or None, default=None
+        None: 0.3 / (smoothness of the loss + alpha).
 
     Examples
     --------
@@ -112,26 +123,43 @@ class NoisyGradientDescent(RoundBuffer):
     array([[ 1. , -2. ,  0.5]])
     """
 
-    def __init__(self, *, n_features, row_bound, residual_bound, alpha, batch_size, horizon,
-                 max_iter, noise_multiplier, noise, rng, sampler="float", momentum=0.9):
-        super().__init__(n_features=n_features, n_outputs=1, batch_size=batch_size,
-                         horizon=horizon)
+    def __init__(self, *, n_features, row_bound, alpha, batch_size, horizon, max_iter,
+                 noise_multiplier, noise, rng, sampler="float", momentum=0.9,
+                 residual_bound=None, loss=None, n_steps=None, learning_rate=None):
+        if (loss is None) == (residual_bound is None):
+            raise ValueError("give exactly one of loss and residual_bound.")
+        self.loss = HuberLoss(residual_bound) if loss is None else loss
+        super().__init__(n_features=n_features, n_outputs=self.loss.n_outputs,
+                         batch_size=batch_size, horizon=horizon)
         self.row_bound = float(row_bound)
-        self.residual_bound = float(residual_bound)
+        self.residual_bound = None if residual_bound is None else float(residual_bound)
+        if not math.isfinite(self.loss.lipschitz(self.row_bound, math.inf)):
+            raise ValueError(
+                f"{type(self.loss).__name__}'s gradient is not bounded: noisy gradient "
+                "descent needs a loss with a bounded derivative (e.g. Huber)."
+            )
         self.alpha = float(alpha)
-        self.n_steps = steps_per_round(self.batch_size, max_iter)
+        self.n_steps = (steps_per_round(self.batch_size, max_iter) if n_steps is None
+                        else int(min(max_iter, max(1, n_steps))))
         self.noise_multiplier = float(noise_multiplier)
         self.noise = noise
         self.sampler = sampler
         self.momentum = float(momentum)
-        self.lr = LR_SCALE / (self.row_bound**2 + self.alpha)
+        self.lr = (LR_SCALE / (self.loss.smoothness(self.row_bound) + self.alpha)
+                   if learning_rate is None else float(learning_rate))
         self._rng = rng
-        self.W = np.zeros((1, self.n_features))
+        self.W = np.zeros((self.n_outputs, self.n_features))
 
     @property
     def sensitivity(self):
-        """Replace-one L2 sensitivity of one step's gradient sum: 2 C R."""
-        return 2.0 * self.residual_bound * self.row_bound
+        """Replace-one L2 sensitivity of one step's gradient sum: 2 L R.
+
+        L bounds ||l'(s, y)|| for every margin s and label y (C for Huber, 1
+        logistic, sqrt(2) multinomial), so a row's term l'(s, y) v^T has
+        Frobenius norm <= L R at any W, and a replaced row moves the sum by
+        at most 2 L R (``loss.lipschitz(R, inf)`` is L R).
+        """
+        return 2.0 * self.loss.lipschitz(self.row_bound, math.inf)
 
     @property
     def published(self):
@@ -146,15 +174,21 @@ class NoisyGradientDescent(RoundBuffer):
             return NoOpDpEvent()
         return round_event(self.noise_multiplier, self.n_steps, self.noise, self.sampler)
 
+    def _gradient_sum(self, W, X, y):
+        """sum_i l'(W v_i, y_i) v_i^T, shape (k, d)."""
+        if self.n_outputs == 1:  # matrix-vector products (k = 1: the kernel's hot path)
+            s = X @ W[0]
+            return (X.T @ self.loss.derivative(s[:, None], y)[:, 0])[None, :]
+        return self.loss.derivative(X @ W.T, y).T @ X
+
     def _round(self, X, y):
-        C, b, mu = self.residual_bound, X.shape[0], self.momentum
-        w, v = self.W[0].copy(), np.zeros(self.n_features)
+        b, mu = X.shape[0], self.momentum
+        W, V = self.W.copy(), np.zeros_like(self.W)
         for _ in range(self.n_steps):
-            ahead = w + mu * v
-            total = X.T @ np.clip(X @ ahead - y, -C, C)
-            total = perturb(total, sensitivity=self.sensitivity,
+            ahead = W + mu * V
+            total = perturb(self._gradient_sum(ahead, X, y), sensitivity=self.sensitivity,
                             multiplier=self.noise_multiplier, noise=self.noise,
                             sampler=self.sampler, rng=self._rng)
-            v = mu * v - self.lr * (total / b + self.alpha * ahead)
-            w = w + v
-        self.W = w[None, :]
+            V = mu * V - self.lr * (total / b + self.alpha * ahead)
+            W = W + V
+        self.W = W
