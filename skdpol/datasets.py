@@ -26,6 +26,7 @@ from .submodular import make_submodular_stream
 __all__ = ["make_online_classification", "make_online_regression", "make_submodular_stream",
            "iter_chunks", "data_home", "load_adult", "load_wine_quality",
            "adult_preprocessor", "wine_quality_preprocessor", "row_norm_bound", "scale_to_unit",
+           "one_hot_bins", "ADULT_BINS",
            "ADULT_CATEGORIES", "ADULT_RANGES", "WINE_QUALITY_RANGES"]
 
 
@@ -260,6 +261,19 @@ ADULT_RANGES = {
     # digits (99 = top code).
     "hours_per_week": (1.0, 99.0, False),
 }
+
+# Public bin edges (round numbers from the schema and common brackets, never
+# from the rows) for one-hot bins of the numeric columns: a linear term in a
+# [0, 1] column cannot express "40 hours a week" or "any capital gain", and
+# those thresholds are where income changes. A value below the first edge is
+# bin 0, at or above edge k bin k; a missing value gets no bin (a zero row).
+ADULT_BINS = {
+    "age": (25, 30, 35, 40, 45, 50, 55, 60, 65),
+    "hours_per_week": (20, 35, 40, 41, 50, 60),
+    "capital_gain": (1, 3000, 5000, 7000, 10000, 20000),
+    "capital_loss": (1, 1500, 1800, 2000, 2500),
+    "education_num": tuple(range(2, 17)),
+}
 ADULT_TARGET = "income"
 ADULT_CLASSES = ("<=50K", ">50K")
 ADULT_N_TRAIN = 32_561  # the file is adult.data (32,561 rows) then adult.test
@@ -432,6 +446,39 @@ def scale_to_unit(X, *, low, high, log):
     return np.clip(np.where(np.isnan(Z), 0.5, Z), 0.0, 1.0)
 
 
+def one_hot_bins(X, *, edges):
+    """One-hot bins of each column at public edges; a missing value gets no bin.
+
+    Column j with edges e_1 < ... < e_m becomes m + 1 indicator columns:
+    bin 0 for x < e_1, bin k for e_k <= x < e_{k+1}. Every output row has at
+    most one 1 per input column. Reads nothing from the rows but the values
+    it maps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpol.datasets import one_hot_bins
+    >>> one_hot_bins(np.array([[10.0], [40.0], [np.nan]]), edges=[(20, 40)]).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    blocks = []
+    for column, e in zip(X.T, edges):
+        e = np.asarray(e, dtype=np.float64)
+        block = np.zeros((X.shape[0], e.size + 1))
+        seen = ~np.isnan(column)
+        block[np.flatnonzero(seen), np.searchsorted(e, column[seen], side="right")] = 1.0
+        blocks.append(block)
+    return np.hstack(blocks) if blocks else np.zeros((X.shape[0], 0))
+
+
+def _binner(bins):
+    return FunctionTransformer(one_hot_bins, kw_args=dict(edges=list(bins.values())),
+                               feature_names_out=lambda _, names: np.array([
+                                   f"{c}_bin{k}" for c, e in bins.items()
+                                   for k in range(len(e) + 1)], dtype=object))
+
+
 def _range_scaler(ranges):
     low, high, log = (list(t) for t in zip(*ranges.values()))
     return FunctionTransformer(scale_to_unit, kw_args=dict(low=low, high=high, log=log),
@@ -449,7 +496,7 @@ def _one_hot(categories):
     ])
 
 
-def adult_preprocessor():
+def adult_preprocessor(bins=True):
     """Public-schema preprocessing of UCI Adult: spends no privacy.
 
     A :class:`~sklearn.compose.ColumnTransformer` whose every constant comes
@@ -460,11 +507,23 @@ def adult_preprocessor():
     plus a ``"missing"`` column filled by constant imputation; an unknown
     category becomes a row of zeros. Fitting it reads no statistic, so it may
     be fitted on any rows (or on the first chunk of a stream) and gives the
-    same transform. The output has 6 + 99 + 8 = 113 columns.
+    same transform. With ``bins`` (default), 5 numeric columns also get
+    one-hot bins at public round edges (``ADULT_BINS``: age brackets, the
+    40-hour week, any capital gain or loss, each education level), which a
+    linear model needs to express thresholds; measured on the file's test
+    split, non-private logistic regression goes from 84.7 % to 86.2 %
+    (``benchmarks/bench_real.py``). The output has 6 + 46 + 99 + 8 = 159
+    columns (113 without bins).
 
-    Every output row has L2 norm at most ``sqrt(6 + 8) = sqrt(14)``
-    (:func:`row_norm_bound`): each numeric entry lies in [0, 1] and each
-    categorical block holds at most one 1. Pass it as ``data_norm``.
+    Every output row has L2 norm at most ``sqrt(6 + 5 + 8) = sqrt(19)``
+    (``sqrt(14)`` without bins; :func:`row_norm_bound`): each numeric entry
+    lies in [0, 1] and each bin or categorical block holds at most one 1.
+    Pass it as ``data_norm``.
+
+    Parameters
+    ----------
+    bins : bool, default=True
+        Add the one-hot bins of ``ADULT_BINS``.
 
     Returns
     -------
@@ -483,13 +542,16 @@ def adult_preprocessor():
     >>> pre = adult_preprocessor().fit(rows)
     >>> Z = pre.transform(rows)
     >>> Z.shape, float(Z[1, 0])  # age 95 is clipped to the top of 17-90
-    ((2, 113), 1.0)
-    >>> bound = row_norm_bound(pre)  # sqrt(6 numeric + 8 categorical columns)
+    ((2, 159), 1.0)
+    >>> bound = row_norm_bound(pre)  # sqrt(6 numeric + 5 binned + 8 categorical columns)
     >>> round(bound ** 2, 9), bool(np.all(np.linalg.norm(Z, axis=1) <= bound))
-    (14.0, True)
+    (19.0, True)
     """
+    blocks = [("numeric", _range_scaler(ADULT_RANGES), list(ADULT_RANGES))]
+    if bins:
+        blocks.append(("bins", _binner(ADULT_BINS), list(ADULT_BINS)))
     return ColumnTransformer(
-        [("numeric", _range_scaler(ADULT_RANGES), list(ADULT_RANGES)),
+        [*blocks,
          ("categorical", _one_hot(ADULT_CATEGORIES.values()), list(ADULT_CATEGORIES))],
         remainder="drop", sparse_threshold=0.0, verbose_feature_names_out=False,
     )
@@ -533,6 +595,8 @@ def _block_bound(transformer, columns):
         transformer = transformer.steps[-1][1]
     if isinstance(transformer, FunctionTransformer) and transformer.func is scale_to_unit:
         return float(len(columns))  # each entry in [0, 1]
+    if isinstance(transformer, FunctionTransformer) and transformer.func is one_hot_bins:
+        return float(len(columns))  # at most one 1 per input column
     if isinstance(transformer, OneHotEncoder) and transformer.drop is None:
         return float(len(columns))  # at most one 1 per input column
     raise ValueError(f"cannot bound the output norm of {transformer!r} from its structure.")
@@ -566,6 +630,8 @@ def row_norm_bound(preprocessor):
     --------
     >>> from skdpol.datasets import adult_preprocessor, row_norm_bound
     >>> round(row_norm_bound(adult_preprocessor()) ** 2, 9)
+    19.0
+    >>> round(row_norm_bound(adult_preprocessor(bins=False)) ** 2, 9)
     14.0
     """
     if preprocessor.remainder != "drop":

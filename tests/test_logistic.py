@@ -138,7 +138,7 @@ def test_grid_search_over_epsilon_and_algorithm_in_a_pipeline(stream):
     scale = FunctionTransformer(lambda Z: Z / 2.0)  # a public constant, not fitted
     pipe = make_pipeline(scale, PrivateOnlineLogistic(data_norm=R / 2, random_state=0))
     grid = GridSearchCV(pipe, {"privateonlinelogistic__epsilon": [0.5, 4.0],
-                               "privateonlinelogistic__algorithm": ["ftal", "igd"]}, cv=2)
+                               "privateonlinelogistic__algorithm": ["noisy-gd", "ftrl"]}, cv=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # fit reads classes off y
         grid.fit(X[:8000], y[:8000])

@@ -18,6 +18,7 @@ from skdpol import (
     PrivateSubmodularSelector,
 )
 from skdpol.datasets import (
+    ADULT_BINS,
     ADULT_CATEGORIES,
     ADULT_RANGES,
     WINE_QUALITY_RANGES,
@@ -109,11 +110,14 @@ def test_wine_loader(wine):
 def test_adult_preprocessing_shape_nan_and_bound(adult_Z):
     pre, Z = adult_Z
     n_onehot = sum(len(c) + 1 for c in ADULT_CATEGORIES.values())  # + "missing"
-    assert Z.shape == (48_842, len(ADULT_RANGES) + n_onehot)
+    n_bins = sum(len(e) + 1 for e in ADULT_BINS.values())
+    assert Z.shape == (48_842, len(ADULT_RANGES) + n_bins + n_onehot)
+    assert np.all(Z[:, len(ADULT_RANGES):len(ADULT_RANGES) + n_bins].sum(axis=1)
+                  == len(ADULT_BINS))  # no numeric cell is missing in the file: one bin each
     assert not np.isnan(Z).any()
     assert Z.min() >= 0.0 and Z.max() <= 1.0
     bound = row_norm_bound(pre)
-    assert bound == pytest.approx(np.sqrt(len(ADULT_RANGES) + len(ADULT_CATEGORIES)))
+    assert bound == pytest.approx(np.sqrt(len(ADULT_RANGES) + len(ADULT_BINS) + len(ADULT_CATEGORIES)))
     assert np.linalg.norm(Z, axis=1).max() <= bound * (1 + 1e-12)
     # one 1 per categorical block: missing values land in their own column
     onehot = Z[:, len(ADULT_RANGES):]

@@ -258,6 +258,13 @@ class PrivateLinearMixin(StreamMixin):
         self._publish_mi()
 
     # ----------------------------------------------------------- gradient family
+    def _algorithm_for(self, stream):
+        """The algorithm behind ``algorithm`` (``"auto"`` is resolved by the
+        estimator's ``_auto_algorithm``); recorded as ``algorithm_``."""
+        if self.algorithm != "auto":
+            return self.algorithm
+        return self._auto_algorithm(stream)
+
     def _publish_mi(self):
         if self.algorithm == "mi-ogd" and hasattr(self, "_algo"):
             self.mutual_information_bound_ = self._algo.mutual_information_bound()
@@ -265,33 +272,47 @@ class PrivateLinearMixin(StreamMixin):
             self.__dict__.pop("mutual_information_bound_", None)
 
     def _check_gradient_params(self, stream=True):
+        algorithm = self._algorithm_for(stream)
         if self.noise_calibration == "paper":
-            if self.algorithm == "mi-ogd":
+            if algorithm in ("mi-ogd", "noisy-gd"):
+                reason = ("seed 000 states a mutual-information bound, not a noise formula"
+                          if algorithm == "mi-ogd" else "it is not a seed algorithm")
                 raise ValueError(
-                    "noise_calibration='paper' is not defined for algorithm='mi-ogd': "
-                    "seed 000 states a mutual-information bound, not a noise formula."
+                    f"noise_calibration='paper' is not defined for algorithm="
+                    f"{algorithm!r}: {reason}."
                 )
             if stream and self.horizon is None:  # fit releases once: no horizon
                 raise ValueError("noise_calibration='paper' needs a finite horizon.")
-            if self.delta == 0 and self.algorithm not in ("ftal", "ftrl"):
+            if self.delta == 0 and algorithm not in ("ftal", "ftrl"):
                 raise ValueError("noise_calibration='paper' needs delta > 0.")
-        if self.feedback == "bandit" and self.algorithm != "mi-ogd":
+        if algorithm == "noisy-gd" and self.delta == 0:
+            raise ValueError(
+                "algorithm='noisy-gd' needs delta > 0: its steps compose like sqrt(K) "
+                "only under Gaussian noise."
+            )
+        if self.feedback == "bandit" and algorithm != "mi-ogd":
             raise ValueError(
                 f"feedback='bandit' is only defined for algorithm='mi-ogd', "
-                f"not {self.algorithm!r}."
+                f"not {algorithm!r}."
             )
 
-    def _algorithm_params(self, loss, n_columns, batch_size):
-        return dict(loss=loss, n_features=n_columns,
-                    radius=loss.optimum_radius(self.alpha), alpha=self.alpha,
+    def _alpha_for(self, algorithm):
+        """``alpha``, or the estimator's default for ``algorithm`` when None."""
+        return self.alpha if self.alpha is not None else self._default_alpha(algorithm)
+
+    def _algorithm_params(self, loss, n_columns, batch_size, stream):
+        alpha = self._alpha_for(self._algorithm_for(stream))
+        # noisy-gd is unconstrained (alpha may be 0 there): no ball to bound
+        radius = loss.optimum_radius(alpha) if alpha > 0 else float("inf")
+        return dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
                     row_bound=self._row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise,
                     calibration=self.noise_calibration, feedback=self.feedback,
                     noise_factor=self._noise_factor, sampler=self.noise_sampler)
 
     def _start_gradient_stream(self, loss, n_columns):
-        self._algo = make_stream(self.algorithm,
-                                 **self._algorithm_params(loss, n_columns, self.batch_size_),
+        self._algo = make_stream(self._algorithm_for(stream=True),
+                                 **self._algorithm_params(loss, n_columns, self.batch_size_, True),
                                  horizon=self._rounds(), rng=self._rng)
 
     def _learn_gradient(self, Xa, ya, trace):
@@ -301,6 +322,8 @@ class PrivateLinearMixin(StreamMixin):
         return models
 
     def _fit_gradient(self, loss, Xa, ya, batch_size):
+        if self._algorithm_for(stream=False) == "noisy-gd":
+            batch_size = Xa.shape[0]  # one round of every row
         # pad the last round with zero rows (label 0): a zero row has a zero
         # gradient under every loss here and belongs to no one, so the
         # sensitivity of a round is unchanged and no real row is left out
@@ -308,8 +331,8 @@ class PrivateLinearMixin(StreamMixin):
         if extra:
             Xa = np.vstack([Xa, np.zeros((extra, Xa.shape[1]))])
             ya = np.concatenate([ya, np.zeros(extra)])
-        W, event, stream = fit_once(self.algorithm, Xa, ya,
-                                    **self._algorithm_params(loss, Xa.shape[1], batch_size),
+        W, event, stream = fit_once(self._algorithm_for(stream=False), Xa, ya,
+                                    **self._algorithm_params(loss, Xa.shape[1], batch_size, False),
                                     rng=self._rng)
         if stream is not None:
             self._algo = stream

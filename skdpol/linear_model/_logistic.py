@@ -1,10 +1,11 @@
 """PrivateOnlineLogistic: logistic regression on a stream, binary and multiclass."""
 
 import warnings
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -13,6 +14,11 @@ from ..losses import LogisticLoss, MultinomialLoss
 from ..utils._docstrings import inject_docstring
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._public import PublicLinearClassifier, _decision, _predict, _proba
+
+# unit-space alpha of the tree and IGD algorithms (alpha=None); measured on
+# Adult, one pass in chunks of 1,000 (benchmarks/bench_real.py): the best of
+# 0.003-0.03 for 6,000 and 32,561 rows at epsilon 1 and inf
+DEFAULT_ALPHA = 0.01
 
 
 @inject_docstring()
@@ -24,13 +30,25 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
     ``alpha/2 ||W||^2``, minimised over the ball that holds the regularised
     optimum. ``algorithm`` picks how privacy is obtained:
 
-    * ``"ftrl"`` (default): private Follow-the-Regularised-Leader, proximal:
+    * ``"auto"`` (default): ``"ftrl"`` for ``partial_fit`` streams and
+      ``"noisy-gd"`` for ``fit`` (``"igd"``'s POL when ``delta=0`` or
+      ``noise_calibration="paper"``). The resolved name is ``algorithm_``.
+    * ``"noisy-gd"``: full-batch noisy gradient descent (Nesterov momentum)
+      on the unpenalised loss, K Gaussian steps composed with
+      ``dp-accounting``; K and the step size come from public quantities
+      (n, the bounds, epsilon, delta; :func:`skdpol.online.gradient_schedule`).
+      Not a seed algorithm: the standard private ERM method (Bassily, Smith
+      and Thakurta 2014), and the most accurate one-release ``fit``
+      measured (Adult, epsilon = 1: 85.4 % against 86.2 % non-private,
+      ``benchmarks/bench_real.py``). In a stream each call's rounds take
+      their own K steps from the previous model; rounds are disjoint, so
+      the stream costs one round.
+    * ``"ftrl"``: private Follow-the-Regularised-Leader, proximal:
       the gradients at the published models are summed through a tree of
       private prefix sums (as in "ftal"), and the quadratic regularisers are
       centred at the published models instead of at zero, so ``alpha`` sets
       the step size without biasing the model towards zero. Noise in the
-      model ~ log(T) / T. Chosen as the default because it is the most
-      accurate at epsilon = 1 in ``benchmarks/bench_logistic.py``.
+      model ~ log(T) / T.
     * ``"ftal"``: private Follow-the-Approximate-Leader on the penalised loss
       (seed 001's PFTAL): the same tree; polylog regret for the penalised
       loss, whose optimum ``alpha`` biases.
@@ -43,25 +61,27 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
       (``feedback="full"``) or one-point estimates from one loss value
       (``feedback="bandit"``): a local guarantee, one Gaussian per row.
 
-    ``fit`` publishes one model: POL (seed 002 Algorithm 6, the averaged IGD
-    iterate plus one Gaussian whose noise shrinks like ln T / T) for "igd",
-    "ftal" and "ftrl", the averaged GIGA iterate for "giga", one pass for "mi-ogd".
+    ``fit`` publishes one model: noisy GD for "noisy-gd" (and "auto"), POL
+    (seed 002 Algorithm 6, the averaged IGD iterate plus one Gaussian whose
+    noise shrinks like ln T / T) for "igd", "ftal" and "ftrl", the averaged
+    GIGA iterate for "giga", one pass for "mi-ogd".
 
     Parameters
     ----------
     {epsilon}
     {delta}
     {data_norm}
-    alpha : float, default=0.003
+    alpha : float or None, default=None
         Strong convexity (L2 penalty per row) in unit space (rows divided by
         ``data_norm``), so it means the same whatever the units of X. For
         "ftrl" it sets the step size 1 / (alpha n) without biasing the model;
-        for the others the noise in the model scales like
-        1 / (alpha n_samples) and the penalty's bias grows with alpha. 0.003
-        was the best compromise measured on the generated streams at
-        epsilon = 1 (binary d = 54: 0.821 with chunks of 10,000; 3 classes:
-        0.585), see the user guide.
-    algorithm : {{"ftrl", "ftal", "igd", "giga", "mi-ogd"}}, default="ftrl"
+        for "ftal", "igd", "giga" and "mi-ogd" the noise in the model scales
+        like 1 / (alpha n_samples) and the penalty's bias grows with alpha;
+        for "noisy-gd" it is a plain ridge penalty. None: 0.01 (measured on
+        Adult, one pass in chunks of 1,000, epsilon 1 and inf), and no
+        penalty for "noisy-gd", whose finite number of steps regularises.
+    algorithm : {{"auto", "noisy-gd", "ftrl", "ftal", "igd", "giga", "mi-ogd"}}, \
+default="auto"
         See above and the user guide's page on the algorithm families.
     feedback : {{"full", "bandit"}}, default="full"
         ``"bandit"`` (only with ``algorithm="mi-ogd"``) uses one loss value
@@ -79,6 +99,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         Published coefficients (one row for two classes).
     intercept_ : ndarray of shape (1,) or (n_classes,)
+    algorithm_ : str
+        The algorithm that ran (``"auto"`` resolved).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when X has string column names.
@@ -143,11 +165,12 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
-        "algorithm": [StrOptions({"ftrl", "ftal", "igd", "giga", "mi-ogd"})],
+        "alpha": [Interval(Real, 0, None, closed="neither"), None],
+        "algorithm": [StrOptions({"auto", "ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd"})],
     }
 
-    def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=0.003,
-                 algorithm="ftrl", feedback="full", batch_size="auto", horizon=None,
+    def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
+                 algorithm="auto", feedback="full", batch_size="auto", horizon=None,
                  noise_calibration="tight", noise_sampler="float", fit_intercept=True,
                  random_state=None):
         self.epsilon = epsilon
@@ -204,6 +227,22 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         if self.classes_.size == 2:
             return np.where(index == 1, 1.0, -1.0)
         return index.astype(np.float64)
+
+    def _auto_algorithm(self, stream):
+        """``"auto"``: "ftrl" for a stream; for ``fit``, one round of noisy
+        full-batch gradient descent when delta > 0 (its K steps compose as
+        Gaussians), else POL ("igd", pure DP). ``noise_calibration="paper"``
+        keeps the seeds' algorithms."""
+        if stream:
+            return "ftrl"
+        if self.delta == 0 or self.noise_calibration == "paper":
+            return "igd"
+        return "noisy-gd"
+
+    def _default_alpha(self, algorithm):
+        # noisy GD: no penalty (its finite T already regularises; a penalty of
+        # 1e-3 cost 0.7 point on Adult); the others: DEFAULT_ALPHA
+        return 0.0 if algorithm == "noisy-gd" else DEFAULT_ALPHA
 
     def _loss(self):
         if self.classes_.size == 2:
@@ -265,6 +304,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         encoded = self._encode(y)
         Xa = self._augment(X)
         if first_call:
+            self.algorithm_ = self._algorithm_for(stream=True)
             self._start_gradient_stream(self._loss(), Xa.shape[1])
         models = self._learn_gradient(Xa, encoded, trace)
         self._record_stream(X.shape[0], self._algo.published, self._algo.event(),
@@ -304,6 +344,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         self._classes_inferred = "classes" in self._inferred
         encoded = self._encode(y)
         self._data_norm = self._resolve_data_norm(X)
+        self.algorithm_ = self._algorithm_for(stream=False)
         W, event = self._fit_gradient(self._loss(), self._augment(X), encoded, batch)
         self._record_one_release(X.shape[0], W, event)
 

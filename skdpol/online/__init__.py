@@ -12,7 +12,7 @@ from ._ftl import (
 )
 from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD
-from ._noisy_gd import NoisyGradientDescent, round_event, steps_per_round
+from ._noisy_gd import NoisyGradientDescent, gradient_schedule, round_event, steps_per_round
 from ._pocp import OutputPerturbation, offline_release
 
 __all__ = [
@@ -34,4 +34,5 @@ __all__ = [
     "ridge_from_sums",
     "round_event",
     "steps_per_round",
+    "gradient_schedule",
 ]

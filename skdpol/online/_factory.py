@@ -7,9 +7,31 @@ from ..mechanisms import noise_event, tree_event
 from ._ftal import PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD
+from ._noisy_gd import MOMENTUM, NoisyGradientDescent, gradient_schedule, round_event
 from ._pocp import OutputPerturbation, offline_release
 
-GRADIENT_ALGORITHMS = ("ftrl", "ftal", "igd", "giga", "mi-ogd")
+GRADIENT_ALGORITHMS = ("ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd")
+
+
+def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilon, delta,
+              noise, rng, noise_factor, sampler):
+    """Rounds of noisy GD (:mod:`._noisy_gd`): each round is K Gaussian steps over
+    its own rows, so a stream costs one round (parallel composition)."""
+    if noise == "laplace" or delta == 0:
+        raise ValueError(
+            "algorithm='noisy-gd' needs delta > 0: its K steps compose like sqrt(K) "
+            "only under Gaussian noise (pure-DP steps would add up linearly)."
+        )
+    n_steps, lr = gradient_schedule(batch_size, epsilon, delta, loss, row_bound)
+    m = 0.0
+    if not math.isinf(epsilon):
+        m = calibrate_noise_multiplier(
+            lambda m: round_event(m, n_steps, noise, sampler), epsilon, delta) * noise_factor
+    return NoisyGradientDescent(
+        loss=loss, n_features=n_features, row_bound=row_bound, alpha=alpha,
+        batch_size=batch_size, horizon=horizon, max_iter=n_steps, n_steps=n_steps,
+        learning_rate=lr, noise_multiplier=m, noise=noise, rng=rng, sampler=sampler,
+        momentum=MOMENTUM)
 
 
 def _base(algorithm, common, rng):
@@ -30,6 +52,11 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=horizon)
     private = not math.isinf(epsilon)
+    if algorithm == "noisy-gd":
+        del calibration, feedback  # one calibration; full gradients
+        common.pop("radius")  # unconstrained: its gradients are bounded everywhere
+        return _noisy_gd(**common, epsilon=epsilon, delta=delta, noise=noise, rng=rng,
+                         noise_factor=noise_factor, sampler=sampler)
     if algorithm in ("igd", "giga"):
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
                                   delta=delta, noise=noise, calibration=calibration, rng=rng,
@@ -61,14 +88,18 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
              epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0,
              sampler="float"):
-    """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga.
+    """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
+    one round of K noisy full-batch steps for noisy-gd.
 
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
     improve with one release (each row already pays once), so it streams.
     """
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=None)
-    if algorithm == "mi-ogd":
+    if algorithm == "noisy-gd":  # one round of every row: K noisy steps
+        common["batch_size"] = X.shape[0]
+        common["horizon"] = 1
+    if algorithm in ("mi-ogd", "noisy-gd"):
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng,
                              noise_factor=noise_factor, sampler=sampler)
