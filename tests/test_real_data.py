@@ -116,11 +116,12 @@ def test_adult_preprocessing_shape_nan_and_bound(adult_Z):
                   == len(ADULT_BINS))  # no numeric cell is missing in the file: one bin each
     assert not np.isnan(Z).any()
     assert Z.min() >= 0.0 and Z.max() <= 1.0
-    bound = row_norm_bound(pre)
-    assert bound == pytest.approx(np.sqrt(len(ADULT_RANGES) + len(ADULT_BINS) + len(ADULT_CATEGORIES)))
+
+    bound = np.sqrt(len(ADULT_RANGES) + len(ADULT_BINS) + len(ADULT_CATEGORIES))
+    assert row_norm_bound(pre) == pytest.approx(bound)
     assert np.linalg.norm(Z, axis=1).max() <= bound * (1 + 1e-12)
     # one 1 per categorical block: missing values land in their own column
-    onehot = Z[:, len(ADULT_RANGES):]
+    onehot = Z[:, len(ADULT_RANGES) + n_bins:]
     assert np.array_equal(onehot.sum(axis=1), np.full(Z.shape[0], len(ADULT_CATEGORIES)))
 
 
