@@ -65,7 +65,7 @@ LR_SCALE = 0.3
 # T = K lr / (1 - momentum) = SCHEDULE_C / nu, K clipped to [MIN_STEPS, MAX_STEPS].
 SCHEDULE_C = 2.0
 MIN_STEPS = 10
-MAX_STEPS = 1000
+MAX_STEPS = 400
 MOMENTUM = 0.9
 
 
