@@ -49,14 +49,21 @@ def test_the_planted_set_is_found_in_both_modes():
     assert regret[-1500:].mean() < 0.85 * regret[:1500].mean()  # measured 0.74
 
 
-def test_live_full_information_play_takes_a_callable():
-    sel = PrivateSubmodularSelector(n_items=3, epsilon=2.0, random_state=0)
+@pytest.mark.parametrize("epsilon", [np.inf, 2.0])
+def test_live_full_information_play_takes_a_callable(epsilon):
+    # the plumbing of tell(callable): exact without noise; at epsilon = 2 the
+    # support after 300 rounds is the optimum only ~30 % of the time (20
+    # seeds, before and after the stream-seed change), so only the bookkeeping
+    # is checked there
+    sel = PrivateSubmodularSelector(n_items=3, epsilon=epsilon, random_state=0)
     cost = ConcaveMassCost()
     for _ in range(300):
         sel.ask()
         sel.tell(lambda masks: cost(masks, np.array([1.0, -1.0, 1.0])))
-    assert sel.support_.tolist() == [True, False, True]
+    if np.isinf(epsilon):
+        assert sel.support_.tolist() == [True, False, True]
     assert sel.privacy_spent_.releases == 300
+    assert sel.privacy_spent_.epsilon <= epsilon
 
 
 @pytest.mark.parametrize("feedback, bad, message", [
