@@ -209,7 +209,7 @@ def test_public_model_holds_the_release_only(stream):
     # every public attribute of the live estimator is a released value
     public_names = {k for k in vars(est) if not k.startswith("_")}
     params = set(est.get_params())
-    assert public_names - params == {"coef_", "intercept_", "n_features_in_",
+    assert public_names - params == {"algorithm_", "coef_", "intercept_", "n_features_in_",
                                      "n_samples_seen_", "privacy_spent_", "batch_size_",
                                      "n_samples_waiting_"}
     # the live estimator's pickle does hold curator state: it is the secret one
@@ -229,7 +229,7 @@ def test_feature_names_travel_to_the_public_model(stream):
 # -------------------------------------------------------------- utility
 def test_non_private_limit_equals_ridge_with_intercept_column(stream):
     X, y = stream
-    est = PrivateOnlineRegressor(epsilon=np.inf, alpha=0.01, **BOUNDS).fit(X, y)
+    est = PrivateOnlineRegressor(epsilon=np.inf, alpha=0.01, algorithm="ftl", **BOUNDS).fit(X, y)
     # unit space: rows / data_norm (clipped to 1) plus a column of ones, labels / y_bound
     D, M = BOUNDS["data_norm"], BOUNDS["y_bound"]
     Xa = np.c_[clip_rows(X, D) / D, np.ones(len(X))]
@@ -290,7 +290,7 @@ def test_progressive_predict_is_one_step_ahead(stream):
                                  batch_size=1)
     pred = est.progressive_predict(X[:500], y[:500])
     assert pred[0] == 0.0
-    ref = PrivateOnlineRegressor(epsilon=np.inf, **BOUNDS, fit_intercept=False).fit(X[:99], y[:99])
+    ref = PrivateOnlineRegressor(epsilon=np.inf, **BOUNDS, fit_intercept=False, algorithm="ftl").fit(X[:99], y[:99])
     assert pred[99] == pytest.approx(ref.predict(X[99:100])[0])
     assert est.n_samples_seen_ == 500 and est.privacy_spent_.releases == 500
     with pytest.raises(ValueError, match="batch_size=1"):
