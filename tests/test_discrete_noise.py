@@ -19,7 +19,11 @@ from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
 from skdpol.mechanisms import PrivatePrefixSum, noise_event, perturb, tree_event
 from skdpol.mechanisms._discrete import (
+    _gaussian_parameters,
     bernoulli_exp,
+    bernoulli_exp_vec,
+    discrete_gaussian_vec,
+    discrete_laplace_vec,
     discrete_gaussian,
     discrete_laplace,
     discrete_noise,
@@ -75,6 +79,39 @@ def test_discrete_laplace_matches_its_pmf(t, s):
     scale = t / s
     support = int(8 * scale) + 2
     assert _chi_square_p(draws, lambda k: -np.abs(k) / scale, support) > 1e-3
+
+
+# the vectorised path (discrete_noise's default): same laws, all coordinates at once
+@pytest.mark.parametrize("num, den", [(0, 1), (1, 3), (1, 1), (7, 4), (5, 2), (40, 7)])
+def test_vectorised_bernoulli_exp_has_the_exact_probability(num, den):
+    n = 40_000
+    hits = bernoulli_exp_vec(np.random.default_rng(5), np.full(n, num), np.full(n, den)).sum()
+    p = math.exp(-num / den)
+    assert abs(hits / n - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1e-12
+
+
+@pytest.mark.parametrize("t, c", [(1, 1), (2, 3), (7, 6), (3, 5)])
+def test_vectorised_discrete_gaussian_matches_its_pmf(t, c):
+    # exact for any t > 0, not only t = floor(sigma) + 1: (2, 3) and (3, 5) check it
+    draws = discrete_gaussian_vec(np.random.default_rng(6), 20_000, t, c)
+    s2 = t * c
+    assert _chi_square_p(draws, lambda k: -k**2 / (2 * s2), int(5 * math.sqrt(s2)) + 2) > 1e-3
+    assert abs(draws.mean()) < 5 * math.sqrt(s2 / draws.size)
+
+
+@pytest.mark.parametrize("t, s", [(3, 2), (1, 1), (10, 3)])
+def test_vectorised_discrete_laplace_matches_its_pmf(t, s):
+    draws = discrete_laplace_vec(np.random.default_rng(7), 20_000, t, s)
+    scale = t / s
+    assert _chi_square_p(draws, lambda k: -np.abs(k) / scale, int(8 * scale) + 2) > 1e-3
+
+
+@pytest.mark.parametrize("scale", [0.7, 30.0, 5e3])
+def test_discrete_noise_rounds_the_variance_up_never_down(scale):
+    t, c = _gaussian_parameters(scale)
+    assert scale**2 <= t * c < scale**2 + t + 1
+    draws = discrete_noise(np.random.default_rng(8), 20_000, scale)
+    assert draws.var() > scale**2 * (1 - 5 * math.sqrt(2 / draws.size))
 
 
 def test_the_samplers_are_wrong_if_the_acceptance_is_wrong():
