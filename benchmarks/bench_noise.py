@@ -5,10 +5,11 @@ Same process, the two samplers interleaved in every repeat, medians:
 1. Raw draws: microseconds per coordinate of ``skdpol.mechanisms.perturb``
    on a 1,000-vector (Gaussian and Laplace), discrete over float.
 2. Estimators, rows/s over one stream in chunks of 10,000, discrete over
-   float: ``PrivateOnlineLogistic`` defaults (ftrl, batch 512) on
-   ``make_online_classification`` (100,000 x 54), ``PrivateOnlineRegressor``
-   defaults (ftl, per-row rounds) on ``make_online_regression``
-   (20,000 x 10), and each estimator's ``fit``.
+   float: ``PrivateOnlineLogistic`` defaults (ftrl, rounds of 500 rows for
+   chunks of 10,000) on ``make_online_classification`` (100,000 x 54),
+   ``PrivateOnlineRegressor`` defaults (ftl, one round per call) on
+   ``make_online_regression`` (20,000 x 10), and each estimator's ``fit``
+   (noisy GD by default: K Gaussian draws of d + 1 coordinates).
 3. Utility at epsilon = 1, delta = 1e-5 (delta = 0 for the pure-DP rows):
    median test accuracy / R^2 over seeds of the same configurations.
 
@@ -71,13 +72,13 @@ def _speed(repeats, quick):
     clf, reg = _data(quick)
     reg_norm, reg_y = float(np.linalg.norm(reg.X, axis=1).max()), float(np.abs(reg.y).max())
     cases = {
-        "PrivateOnlineLogistic.partial_fit (ftrl, batch 512)": lambda s: _stream(
+        "PrivateOnlineLogistic.partial_fit (ftrl, auto rounds)": lambda s: _stream(
             PrivateOnlineLogistic(data_norm=clf.data_norm, noise_sampler=s, random_state=0),
             clf.X, clf.y, classes=clf.classes),
         "PrivateOnlineLogistic.fit": lambda s: PrivateOnlineLogistic(
             data_norm=clf.data_norm, noise_sampler=s, random_state=0).fit(
             clf.X, clf.y, classes=clf.classes),
-        "PrivateOnlineRegressor.partial_fit (ftl, per row)": lambda s: _stream(
+        "PrivateOnlineRegressor.partial_fit (ftl, a round per call)": lambda s: _stream(
             PrivateOnlineRegressor(data_norm=reg_norm, y_bound=reg_y, noise_sampler=s,
                                    random_state=0), reg.X, reg.y),
         "PrivateOnlineRegressor.fit": lambda s: PrivateOnlineRegressor(

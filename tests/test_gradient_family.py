@@ -99,6 +99,43 @@ def test_implicit_step_is_within_its_certified_distance_of_the_minimiser(name, b
         assert F(W.ravel()) <= ref.fun + 1e-10
 
 
+@pytest.mark.parametrize("name, b", [("logistic", 1), ("logistic", 6), ("multinomial", 6)])
+def test_when_the_solvers_fail_the_step_still_returns_a_certified_point(name, b, monkeypatch):
+    # review finding 6: an exception that one row can flip is a release. Force
+    # Newton and the trust region to fail; the guaranteed fallback must land
+    # within tol of the minimiser (found independently) instead of raising
+    from skdpol.online import _prox
+
+    loss, labels = LOSSES[name]
+    rng = np.random.default_rng(4)
+    k, d = loss.n_outputs, 4
+    Z, X, y = rng.normal(size=(k, d)), 3.0 * rng.normal(size=(b, d)), labels(rng, b)
+    eta, tol = 50.0, 1e-6
+    exact = implicit_step(loss, Z, X, y, eta, 1e-11)
+
+    def fail(*args, **kwargs):
+        raise _prox.ProxNotConvergedError("forced", Z, math.inf)
+
+    monkeypatch.setattr(_prox, "_newton_cg", fail)
+    monkeypatch.setattr(_prox, "_logistic_root", fail)
+    W = implicit_step(loss, Z, X, y, eta, tol)
+    assert np.linalg.norm(W - exact) <= tol
+
+
+def test_the_reviews_prox_configuration_gives_models_not_exceptions():
+    # data_norm 30, alpha 1e-4, 10 classes, rounds of 16 rows: 4 of 15 chunks raised
+    from skdpol import PrivateOnlineLogistic
+
+    rng = np.random.default_rng(5)
+    X = 10.0 * rng.normal(size=(15 * 16, 6))
+    y = rng.integers(0, 10, size=X.shape[0])
+    clf = PrivateOnlineLogistic(epsilon=1.0, data_norm=30.0, alpha=1e-4, algorithm="igd",
+                                batch_size=16, random_state=0)
+    for start in range(0, X.shape[0], 16):
+        clf.partial_fit(X[start:start + 16], y[start:start + 16], classes=list(range(10)))
+    assert np.all(np.isfinite(clf.coef_)) and clf.n_samples_seen_ == X.shape[0]
+
+
 def test_implicit_step_refuses_a_batched_non_smooth_loss():
     with pytest.raises(ValueError, match="batch_size=1"):
         implicit_step(HingeLoss(), np.zeros((1, 2)), np.ones((2, 2)), np.ones(2), 1.0, 1e-8)
