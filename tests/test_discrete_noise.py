@@ -85,7 +85,7 @@ def test_discrete_laplace_matches_its_pmf(t, s):
 @pytest.mark.parametrize("num, den", [(0, 1), (1, 3), (1, 1), (7, 4), (5, 2), (40, 7)])
 def test_vectorised_bernoulli_exp_has_the_exact_probability(num, den):
     n = 40_000
-    hits = bernoulli_exp_vec(np.random.default_rng(5), np.full(n, num), np.full(n, den)).sum()
+    hits = bernoulli_exp_vec(np.random.default_rng(5), np.full(n, num), den).sum()
     p = math.exp(-num / den)
     assert abs(hits / n - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1e-12
 

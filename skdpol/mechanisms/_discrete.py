@@ -171,16 +171,32 @@ _VECTOR_LIMIT = 2**40  # largest t c (Gaussian) or t (Laplace) on the int64 path
 
 
 def _bernoulli_exp_le1_vec(rng, num, den):
-    """Bernoulli(exp(-num/den)) for int64 arrays 0 <= num <= den (Algorithm 1)."""
+    """Bernoulli(exp(-num/den)) for an int64 array 0 <= num <= den, den an int
+    (Algorithm 1). Every coordinate still looping is at the same k, so each
+    pass draws with one scalar bound den k."""
+    num = np.asarray(num, dtype=np.int64)
     out = np.empty(num.shape, dtype=bool)
-    k = np.ones(num.shape, dtype=np.int64)
     active = np.arange(num.size)
+    k = 1
     while active.size:
-        go_on = rng.integers(0, den[active] * k[active]) < num[active]
-        done = active[~go_on]
-        out[done] = k[done] % 2 == 1
+        go_on = rng.integers(0, den * k, size=active.size) < num[active]
+        out[active[~go_on]] = k % 2 == 1
         active = active[go_on]
-        k[active] += 1
+        k += 1
+    return out
+
+
+def _bernoulli_exp1_vec(rng, n):
+    """n draws of Bernoulli(exp(-1)): Algorithm 1 with num = den = 1, whose
+    first comparison (a draw below 1 is always 0 < 1) is skipped."""
+    out = np.empty(n, dtype=bool)
+    active = np.arange(n)
+    k = 2
+    while active.size:
+        go_on = rng.integers(0, k, size=active.size) < 1
+        out[active[~go_on]] = k % 2 == 1
+        active = active[go_on]
+        k += 1
     return out
 
 
@@ -188,12 +204,11 @@ def _geometric_exp1_vec(rng, n, width=2):
     """Per coordinate, the number of successes before the first failure of
     i.i.d. Bernoulli(exp(-1)) draws: P(v >= j) = exp(-j). Draws ``width``
     Bernoullis per coordinate per pass (all succeed with probability
-    exp(-width)), so a pass or two covers almost every coordinate."""
+    exp(-width)), so a few passes cover every coordinate."""
     v = np.zeros(n, dtype=np.int64)
     active = np.arange(n)
     while active.size:
-        ones = np.ones(active.size * width, dtype=np.int64)
-        b = _bernoulli_exp_le1_vec(rng, ones, ones).reshape(active.size, width)
+        b = _bernoulli_exp1_vec(rng, active.size * width).reshape(active.size, width)
         every = b.all(axis=1)
         v[active] += np.where(every, width, np.argmin(b, axis=1))
         active = active[every]
@@ -201,20 +216,22 @@ def _geometric_exp1_vec(rng, n, width=2):
 
 
 def bernoulli_exp_vec(rng, num, den):
-    """Bernoulli(exp(-num / den)) for int64 arrays num >= 0, den > 0, exactly.
+    """Bernoulli(exp(-num / den)) for an int64 array num >= 0 and an int den > 0,
+    exactly.
 
     exp(-num/den) = exp(-1)^whole exp(-rest/den): the first factor is the
     event that ``whole`` Bernoulli(exp(-1)) draws all succeed, i.e. that a
     geometric count of successes reaches ``whole``.
     """
-    num, den = np.broadcast_arrays(np.asarray(num, np.int64), np.asarray(den, np.int64))
+    num = np.asarray(num, dtype=np.int64)
+    den = int(den)
     whole, rest = np.divmod(num, den)
     alive = np.ones(num.shape, dtype=bool)
     some = np.flatnonzero(whole > 0)
     if some.size:
         alive[some] = _geometric_exp1_vec(rng, some.size) >= whole[some]
     idx = np.flatnonzero(alive)
-    alive[idx] = _bernoulli_exp_le1_vec(rng, rest[idx], den[idx])
+    alive[idx] = _bernoulli_exp_le1_vec(rng, rest[idx], den)
     return alive
 
 
@@ -238,7 +255,7 @@ def discrete_laplace_vec(rng, n, t, s=1):
     """``n`` draws with P(k) proportional to exp(-|k| s / t) (Algorithm 2)."""
     def propose(m):
         u = rng.integers(0, t, size=m)
-        ok = bernoulli_exp_vec(rng, u, np.full(m, t, dtype=np.int64))
+        ok = bernoulli_exp_vec(rng, u, t)
         y = (u + t * _geometric_exp1_vec(rng, m)) // s
         negative = rng.integers(0, 2, size=m) == 1
         return np.where(negative, -y, y), ok & ~(negative & (y == 0))
@@ -255,7 +272,7 @@ def discrete_gaussian_vec(rng, n, t, c):
     """
     def propose(m):
         y = discrete_laplace_vec(rng, m, t)
-        return y, bernoulli_exp_vec(rng, (np.abs(y) - c) ** 2, np.full(m, 2 * t * c))
+        return y, bernoulli_exp_vec(rng, (np.abs(y) - c) ** 2, 2 * t * c)
     return _fill(n, propose)
 
 

@@ -27,7 +27,33 @@ def sample_l2_laplace(rng, dim, scale, size=None):
     return direction * radius
 
 
-def perturb(value, *, sensitivity, multiplier, noise="gaussian", sampler="float", rng):
+class DiscreteNoisePool:
+    """Integer noise for ``count`` future :func:`perturb` calls, drawn at once.
+
+    The noise of a release does not depend on the value released, so the
+    draws of K releases of the same length, sensitivity and multiplier can
+    be made in one vectorised call (the exact sampler's cost is mostly its
+    per-call passes). ``perturb(..., pool=pool)`` takes the next row when the
+    release uses the pool's grid; a release on a coarser grid (a value huge
+    against its sensitivity) draws its own noise. Curator state.
+    """
+
+    def __init__(self, *, count, dim, sensitivity, multiplier, noise="gaussian", rng):
+        self.step = grid_step(sensitivity, dim)
+        self.scale = multiplier * grid_sensitivity(sensitivity, dim, self.step, noise)
+        self._draws = discrete_noise(rng, count * dim, self.scale, noise).reshape(count, dim)
+        self._next = 0
+
+    def take(self):
+        if self._next >= self._draws.shape[0]:
+            raise RuntimeError("the noise pool is used up.")  # a bug, never data
+        row = self._draws[self._next]
+        self._next += 1
+        return row
+
+
+def perturb(value, *, sensitivity, multiplier, noise="gaussian", sampler="float", rng,
+            pool=None):
     """Release ``value`` with noise of ``multiplier`` x ``sensitivity``.
 
     ``sampler="float"``: Gaussian noise of standard deviation m Delta, or
@@ -52,8 +78,11 @@ def perturb(value, *, sensitivity, multiplier, noise="gaussian", sampler="float"
     peak = float(np.max(np.abs(value), initial=0.0))
     if peak > 0 and peak / step >= 2.0**50:
         step = math.ldexp(1.0, math.frexp(peak)[1] - 50)
-    scale = multiplier * grid_sensitivity(sensitivity, value.size, step, noise)
-    draws = discrete_noise(rng, value.size, scale, noise).reshape(value.shape)
+    if pool is not None and step == pool.step:
+        draws = pool.take().reshape(value.shape)
+    else:
+        scale = multiplier * grid_sensitivity(sensitivity, value.size, step, noise)
+        draws = discrete_noise(rng, value.size, scale, noise).reshape(value.shape)
     return (quantise(value, step) + draws) * step
 
 

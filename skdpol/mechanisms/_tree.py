@@ -50,6 +50,10 @@ from ._discrete import check_sampler, discrete_noise, grid_sensitivity, grid_ste
 from ._noise import noise_event, sample_l2_laplace
 
 _NOISES = ("gaussian", "laplace")
+# discrete path: node noise is drawn in blocks of up to _BLOCK_NODES nodes of a
+# level (at most _BLOCK_COORDS coordinates, 0.5 MB, per level)
+_BLOCK_NODES = 64
+_BLOCK_COORDS = 2**16
 
 
 class PrivatePrefixSum:
@@ -112,6 +116,7 @@ class PrivatePrefixSum:
         # the Philox scratch generator is rebuilt from the key on demand
         state = dict(self.__dict__)
         state.pop("_gen", None)
+        state.pop("_blocks", None)  # re-drawn from the key on demand
         return state
 
     def __copy__(self):
@@ -119,6 +124,7 @@ class PrivatePrefixSum:
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         clone._cache = dict(self._cache)
+        clone._blocks = dict(self.__dict__.get("_blocks", {}))
         return clone
 
     # ------------------------------------------------------------------ noise
@@ -192,12 +198,45 @@ class PrivatePrefixSum:
         }
         return gen
 
+    def _block_of(self, k):
+        """(block id, index in block, block size) of node k >= 1 of a level.
+
+        Blocks grow geometrically, [1], [2, 3], [4, 7], ..., up to B nodes
+        (B a power of two, at most _BLOCK_NODES and _BLOCK_COORDS coordinates),
+        then stay at B: a short stream draws at most about twice the nodes
+        it uses, a long one amortises the sampler's passes over B nodes."""
+        cap = min(_BLOCK_NODES, max(1, _BLOCK_COORDS // max(self.dim, 1)))
+        B = 1 << (cap.bit_length() - 1)
+        if k < B:
+            j = k.bit_length() - 1
+            return j, k - (1 << j), 1 << j
+        q, i = divmod(k - B, B)
+        return B.bit_length() - 1 + q, i, B
+
+    def _discrete_node(self, h, k):
+        """Node (h, k)'s integer noise, drawn with the other nodes of its block
+        of level h in one vectorised exact call (the sampler's cost is its
+        per-call passes). The block is a function of (key, h, block id) only,
+        under its own Philox counter, so a node's noise still does not depend
+        on chunking or on when it is drawn; a node takes the block of its own
+        epoch's key (restores)."""
+        key = self._key_of(h, k)
+        j, i, size = self._block_of(k)
+        blocks = self.__dict__.setdefault("_blocks", {})
+        block = blocks.get(h)
+        if block is None or block[0] != j or not np.array_equal(block[1], key):
+            gen = np.random.Generator(np.random.Philox(key=key, counter=np.array(
+                [0, 1, j, h], dtype=np.uint64)))
+            draws = discrete_noise(gen, size * self.dim, self._grid_scale(h), self.noise)
+            block = blocks[h] = (j, key, draws.reshape(size, self.dim))
+        return block[2][i]
+
     def _draw_node(self, h, k):
         if self.noise_multiplier == 0:
             return np.zeros(self.dim)
-        gen = self._node_generator(h, k)
         if self._step is not None:  # integers, in grid units
-            return discrete_noise(gen, self.dim, self._grid_scale(h), self.noise)
+            return self._discrete_node(h, k).copy()
+        gen = self._node_generator(h, k)
         scale = self.node_scale(h)
         if self.noise == "gaussian":
             return gen.standard_normal(self.dim) * scale

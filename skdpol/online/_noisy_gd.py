@@ -55,6 +55,7 @@ from dp_accounting import NoOpDpEvent, SelfComposedDpEvent
 
 from ..accounting import gaussian_mu_for_budget
 from ..mechanisms import noise_event, perturb
+from ..mechanisms._noise import DiscreteNoisePool
 from ..losses._linear import HuberLoss
 from ._rounds import RoundBuffer
 
@@ -224,11 +225,18 @@ class NoisyGradientDescent(RoundBuffer):
     def _round(self, X, y):
         b, mu = X.shape[0], self.momentum
         W, V = self.W.copy(), np.zeros_like(self.W)
+        pool = None
+        if self.sampler == "discrete" and self.noise_multiplier > 0:
+            # the K steps' noise does not depend on the iterates: one exact draw
+            pool = DiscreteNoisePool(count=self.n_steps, dim=W.size,
+                                     sensitivity=self.sensitivity,
+                                     multiplier=self.noise_multiplier, noise=self.noise,
+                                     rng=self._rng)
         for _ in range(self.n_steps):
             ahead = W + mu * V
             total = perturb(self._gradient_sum(ahead, X, y), sensitivity=self.sensitivity,
                             multiplier=self.noise_multiplier, noise=self.noise,
-                            sampler=self.sampler, rng=self._rng)
+                            sampler=self.sampler, rng=self._rng, pool=pool)
             V = mu * V - self.lr * (total / b + self.alpha * ahead)
             W = W + V
         self.W = W
