@@ -38,7 +38,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     of private prefix sums and the published model is
     ``(n alpha I + V_hat)^-1 u_hat``. Every model published after every call
     is covered by the guarantee together (continual release). ``fit`` releases
-    one model only, from a single noisy copy of the sums: far less noise.
+    one model only: by default (``algorithm="auto"``) after full-batch noisy
+    gradient descent on the Huber loss, which releases clipped residuals
+    rather than the sums and needs far less noise; ``algorithm="ftl"`` gives
+    PQFTL's one release from a single noisy copy of the sums.
 
     Parameters
     ----------
