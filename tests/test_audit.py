@@ -53,7 +53,7 @@ def test_audit_does_not_refute_the_claim_but_refutes_a_cut_noise(method, delta, 
                                                                  mechanism_only):
     X, y, cx, cy = _setting()
     params = dict(epsilon=1.0, delta=delta, data_norm=1.0, y_bound=1.0,
-                  horizon=len(X), fit_intercept=False)
+                  horizon=len(X), fit_intercept=False, algorithm="ftl")  # PQFTL's sums
     honest = audit_estimator(PrivateOnlineRegressor(**params), X, y, cx, cy,
                              method=method, n_runs=audit_runs)
     assert honest.epsilon_claimed == pytest.approx(1.0)
@@ -62,6 +62,25 @@ def test_audit_does_not_refute_the_claim_but_refutes_a_cut_noise(method, delta, 
                           n_runs=audit_runs, epsilon_claimed=1.0)
     assert cut.refuted, cut
     assert cut.epsilon_lower_bound > 1.5
+
+
+class NoisyGDCutTenfold(PrivateOnlineRegressor):
+    """Deliberately broken noisy GD: a tenth of each step's calibrated noise."""
+
+    _noise_factor = 0.1
+
+
+def test_audit_of_the_default_fit_noisy_gd_on_the_huber_loss(audit_runs):
+    # fit's default for delta > 0: K noisy gradient steps on clipped residuals
+    X, y, cx, cy = _setting()
+    params = dict(epsilon=1.0, delta=1e-5, data_norm=1.0, y_bound=1.0, fit_intercept=False,
+                  residual_bound=1.0)
+    honest = audit_estimator(PrivateOnlineRegressor(**params), X, y, cx, cy, method="fit",
+                             n_runs=audit_runs)
+    assert not honest.refuted, honest
+    cut = audit_estimator(NoisyGDCutTenfold(**params), X, y, cx, cy, method="fit",
+                          n_runs=audit_runs, epsilon_claimed=1.0)
+    assert cut.refuted, cut
 
 
 def test_audit_argument_errors():

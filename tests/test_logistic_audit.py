@@ -5,7 +5,7 @@ one with the opposite label) many times and lower-bounds epsilon from the
 released models (:func:`skdpol.audit.epsilon_lower_bound`). The claim must
 not be refuted; the same mechanism with a tenth of the noise must be, or the
 audit has no power. The estimator is audited end to end for the default
-algorithm and ``fit``; the other algorithms are audited on the algorithm
+algorithms (ftrl streams, noisy-GD ``fit``) and POL's ``fit``; the other algorithms are audited on the algorithm
 objects the estimator builds (``make_stream``, same calibration), which is
 ~30x faster than going through scikit-learn's validation on every call.
 
@@ -44,6 +44,8 @@ ESTIMATOR_CASES = {
     "ftrl (default) partial_fit": (dict(), "partial_fit"),
     "ftal partial_fit, delta=0": (dict(algorithm="ftal", delta=0.0), "partial_fit"),
     "fit (POL)": (dict(algorithm="ftal"), "fit"),
+    "fit (noisy GD, the default)": (dict(), "fit"),
+    "fit (noisy GD), discrete noise": (dict(noise_sampler="discrete"), "fit"),
     "ftrl partial_fit, discrete noise": (dict(noise_sampler="discrete"), "partial_fit"),
     "fit (POL), discrete noise": (dict(algorithm="ftal", noise_sampler="discrete"), "fit"),
 }
