@@ -1,21 +1,12 @@
-"""Research behind the defaults of ``skdpol.online.noisy_gd_release`` (``fit``'s noisy GD).
+"""Research behind ``skdpol.online.gradient_schedule`` (``fit``'s noisy GD).
 
-Data (public preprocessing only, built from the schema in ../shared/data/README.md):
-
-* UCI Adult, ``income`` (binary): the 8 categorical columns one-hot encoded
-  with the UCI category lists (a missing cell is its own category,
-  constant imputation), the 6 numeric columns mapped linearly to [0, 1] by
-  public ranges, so every row has norm <= sqrt(14) = ``data_norm``
-  (``--prep bins`` adds one-hot bins of 5 numeric columns at round public
-  edges: 159 columns, data_norm sqrt(19)). Train = the first 32,561 rows, test =
-  the rest.
-* Adult ``education`` grouped into 7 classes (multinomial), from the other
-  columns (education and education_num left out), same split.
-* sklearn's bundled ``load_digits`` (10 classes, pixels / 16, data_norm 8,
-  first 1,200 rows train).
-* UCI wine quality (white), regression: the 11 columns mapped by public
-  ranges to [0, 1], data_norm sqrt(11), label (quality - 6) / 3 (y_bound 1
-  in units of 3 quality points), first 3,918 rows train.
+Data: UCI Adult from the project's shared folder through the package's own
+public-schema preprocessing (``skdpol.datasets.adult_preprocessor``;
+``--prep linear`` without its one-hot bins, ``--prep bins`` with them, the
+default), ``data_norm = row_norm_bound(preprocessor)``, the file's split
+(32,561 train, 16,281 test), label income > 50K. Optionally sklearn's
+bundled ``load_digits`` (10 classes, pixels / 16, data_norm 8, first 1,200
+rows train) for the multinomial loss.
 
 Unit space (what the estimators learn in): v = [x / data_norm clipped to
 norm 1, 1], so ||v|| <= R = sqrt(2); labels +-1 or class indices.
@@ -26,15 +17,17 @@ configuration of one step count K as a column of one matrix product) and
 prints the test accuracy of each configuration. With ``--c`` it sweeps the
 constant c of ``skdpol.online.gradient_schedule`` (T = c / nu) instead of K:
 
-    python benchmarks/bench_noisy_gd.py sweep --problem income --prep bins --eps 1 --seeds 3 \
+    python benchmarks/bench_noisy_gd.py sweep --eps 1 --seeds 3 \
         --K 100 200 400 --lr 1 2 --mu 0.9 --alpha 0
-    python benchmarks/bench_noisy_gd.py sweep --problem income --prep bins --n 2000 \
-        --eps 0.5 1 2 --seeds 3 --lr 1 --mu 0.9 --alpha 0 --c 0.5 1 2 4 8 16 --k-max 1000
+    python benchmarks/bench_noisy_gd.py sweep --n 2000 --eps 0.5 1 2 --seeds 3 \
+        --lr 1 --mu 0.9 --alpha 0 --c 1 2 --k-max 400
 
-Measured (2026-11-23, bins, 3 seeds, final iterate): c = 2 gives 0.789 / 0.804 /
-0.825 at n = 2,000 (epsilon 0.5 / 1 / 2), 0.830 / 0.838 / 0.845 at 8,000 and
-0.848 / 0.853 / 0.856 at 32,561; c = 1 is within 0.5 point except at n = 2,000.
-The package's ``fit`` on Adult is measured end to end by ``bench_real.py``.
+Measured (2026-11-23, Adult with the bins, 3 seeds, final iterate, the second
+command with n = 2,000, 8,000 and 32,561): c = 2 gives 0.791 / 0.807 / 0.826
+at n = 2,000 (epsilon 0.5 / 1 / 2), 0.832 / 0.839 / 0.845 at 8,000 and
+0.848 / 0.853 / 0.857 at 32,561; c = 1 is within 0.5 point at 8,000 and
+more rows but 1-2.5 points lower at 2,000. The package's ``fit`` on Adult is
+measured end to end by ``bench_real.py``.
 """
 
 import argparse
@@ -48,120 +41,24 @@ from pathlib import Path
 from _common import REPO  # noqa: F401  (puts the checkout on sys.path)
 
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 from scipy.special import expit, softmax  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from skdpol.accounting import gaussian_mu_for_budget  # noqa: E402
-from skdpol.datasets import data_home  # noqa: E402
+from skdpol.datasets import adult_preprocessor, load_adult, row_norm_bound  # noqa: E402
 
-DATA = data_home()  # the project's shared data folder (nothing is downloaded)
-N_TRAIN_ADULT = 32_561
-
-# --------------------------------------------------------------------- data
-ADULT_CATEGORIES = {
-    "workclass": ["Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov",
-                  "State-gov", "Without-pay", "Never-worked"],
-    "education": ["Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm",
-                  "Assoc-voc", "9th", "7th-8th", "12th", "Masters", "1st-4th", "10th",
-                  "Doctorate", "5th-6th", "Preschool"],
-    "marital_status": ["Married-civ-spouse", "Divorced", "Never-married", "Separated",
-                       "Widowed", "Married-spouse-absent", "Married-AF-spouse"],
-    "occupation": ["Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
-                   "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical",
-                   "Farming-fishing", "Transport-moving", "Priv-house-serv", "Protective-serv",
-                   "Armed-Forces"],
-    "relationship": ["Wife", "Own-child", "Husband", "Not-in-family", "Other-relative",
-                     "Unmarried"],
-    "race": ["White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"],
-    "sex": ["Female", "Male"],
-    "native_country": [
-        "United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
-        "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China", "Cuba",
-        "Iran", "Honduras", "Philippines", "Italy", "Poland", "Jamaica", "Vietnam", "Mexico",
-        "Portugal", "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan",
-        "Haiti", "Columbia", "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand",
-        "Yugoslavia", "El-Salvador", "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"],
-}
-# public ranges (what one knows without the rows), mapped linearly to [0, 1]
-ADULT_RANGES = {"age": (17, 90), "fnlwgt": (10_000, 1_500_000), "education_num": (1, 16),
-                "capital_gain": (0, 99_999), "capital_loss": (0, 4_356),
-                "hours_per_week": (1, 99)}
-# prep="bins": also one-hot bins of the numeric columns at round public edges
-ADULT_BINS = {"age": [25, 30, 35, 40, 45, 50, 55, 60, 65],
-              "hours_per_week": [20, 35, 40, 41, 50, 60],
-              "capital_gain": [1, 3000, 5000, 7000, 10000, 20000],
-              "capital_loss": [1, 1500, 1800, 2000, 2500],
-              "education_num": list(range(2, 17))}
-EDUCATION_7 = {  # education grouped into 7 classes
-    "Preschool": 0, "1st-4th": 0, "5th-6th": 0, "7th-8th": 0,
-    "9th": 1, "10th": 1, "11th": 1, "12th": 1, "HS-grad": 2, "Some-college": 3,
-    "Assoc-acdm": 4, "Assoc-voc": 4, "Bachelors": 5, "Masters": 6, "Prof-school": 6,
-    "Doctorate": 6,
-}
-WINE_RANGES = {  # public plausible ranges of the physico-chemical columns
-    "fixed_acidity": (3, 15), "volatile_acidity": (0, 2), "citric_acid": (0, 2),
-    "residual_sugar": (0, 70), "chlorides": (0, 0.4), "free_sulfur_dioxide": (0, 300),
-    "total_sulfur_dioxide": (0, 450), "density": (0.98, 1.04), "pH": (2.5, 4.0),
-    "sulphates": (0, 1.2), "alcohol": (8, 15),
-}
-
-
-def _map_range(values, lo, hi):
-    values = np.asarray(values, dtype=np.float64)
-    return np.clip((values - lo) / (hi - lo), 0.0, 1.0)
-
-
-def _one_hot(column, categories):
-    """One-hot over the public categories plus 'missing' (constant imputation)."""
-    values = column.astype(object).where(column.notna(), "missing").to_numpy()
-    cats = list(categories) + ["missing"]
-    index = {c: i for i, c in enumerate(cats)}
-    codes = np.array([index.get(v, -1) for v in values])
-    if np.any(codes < 0):  # a schema check, not a statistic: the lists are the schema
-        raise ValueError(f"values outside the public categories of {column.name}")
-    out = np.zeros((len(values), len(cats)))
-    out[np.arange(len(values)), codes] = 1.0
-    return out
-
-
-def _bins(column, edges):
-    codes = np.searchsorted(edges, column.to_numpy(), side="right")
-    out = np.zeros((len(codes), len(edges) + 1))
-    out[np.arange(len(codes)), codes] = 1.0
-    return out
-
-
-def adult(target="income", prep="linear"):
-    """(X, y, data_norm) in data space, rows in file order; y +-1 or class indices."""
-    df = pd.read_csv(DATA / "adult.csv.gz")
-    drop = {"education", "education_num"} if target == "education7" else set()
-    blocks = [_map_range(df[c], lo, hi)[:, None]
-              for c, (lo, hi) in ADULT_RANGES.items() if c not in drop]
-    if prep == "bins":
-        blocks += [_bins(df[c], e) for c, e in ADULT_BINS.items() if c not in drop]
-    blocks += [_one_hot(df[c], cats) for c, cats in ADULT_CATEGORIES.items() if c not in drop]
-    X = np.hstack(blocks)
-    n_blocks = len(blocks)  # each block contributes <= 1 to the squared norm
-    if target == "income":
-        y = np.where(df["income"].astype(str).str.startswith(">50K"), 1.0, -1.0)
-    else:
-        y = df["education"].map(EDUCATION_7).to_numpy(dtype=np.float64)
-    return X, y, math.sqrt(n_blocks)
+def adult(prep):
+    """(X, y +-1, data_norm, n_train) through the package's public preprocessing."""
+    data = load_adult()
+    pre = adult_preprocessor(bins=prep == "bins").fit(data.X.iloc[:1])  # reads no statistic
+    y = np.where(data.y == 1, 1.0, -1.0)
+    return pre.transform(data.X), y, row_norm_bound(pre), data.X_train.shape[0]
 
 
 def digits():
     from sklearn.datasets import load_digits
     X, y = load_digits(return_X_y=True)
-    return X / 16.0, y.astype(np.float64), 8.0  # 64 pixels in [0, 1]: norm <= 8
-
-
-def wine():
-    df = pd.read_csv(DATA / "winequality_white.csv.gz")
-    cols = [c for c in df.columns if c != "quality"]
-    norm = {c.replace(" ", "_"): c for c in cols}
-    X = np.column_stack([_map_range(df[norm[k]], lo, hi) for k, (lo, hi) in WINE_RANGES.items()])
-    return X, df["quality"].to_numpy(dtype=np.float64), math.sqrt(len(WINE_RANGES))
+    return X / 16.0, y.astype(np.float64), 8.0, 1200  # 64 pixels in [0, 1]: norm <= 8
 
 
 def unit_rows(X, data_norm):
@@ -171,14 +68,12 @@ def unit_rows(X, data_norm):
     return np.hstack([V, np.ones((V.shape[0], 1))])
 
 
-def problem(name, n=None, subsample_seed=0, prep="linear"):
+def problem(name, n=None, subsample_seed=0, prep="bins"):
     """Train / test in unit space, plus the number of classes (1 = binary)."""
-    if name in ("income", "education7"):
-        X, y, norm = adult(name, prep)
-        cut = N_TRAIN_ADULT
+    if name == "income":
+        X, y, norm, cut = adult(prep)
     elif name == "digits":
-        X, y, norm = digits()
-        cut = 1200
+        X, y, norm, cut = digits()
     else:
         raise ValueError(name)
     V = unit_rows(X, norm)
@@ -328,9 +223,9 @@ def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("sweep")
-    p.add_argument("--problem", default="income")
+    p.add_argument("--problem", default="income", choices=["income", "digits"])
     p.add_argument("--n", type=int, default=None)
-    p.add_argument("--prep", default="linear", choices=["linear", "bins"])
+    p.add_argument("--prep", default="bins", choices=["linear", "bins"])
     p.add_argument("--eps", type=float, nargs="+", default=[1.0])
     p.add_argument("--delta", type=float, default=1e-5)
     p.add_argument("--K", type=int, nargs="+", default=[50, 100, 200, 400])
