@@ -99,6 +99,16 @@ def test_vectorised_discrete_gaussian_matches_its_pmf(t, c):
     assert abs(draws.mean()) < 5 * math.sqrt(s2 / draws.size)
 
 
+def test_far_proposals_take_the_python_integer_acceptance_with_the_same_law(monkeypatch):
+    # (|y| - c)^2 would wrap in int64 beyond 2^31; lower that threshold so most
+    # proposals take the Python-integer branch: the pmf must not change
+    from skdpol.mechanisms import _discrete
+
+    monkeypatch.setattr(_discrete, "_WIDE_GAP", 2)
+    draws = discrete_gaussian_vec(np.random.default_rng(9), 20_000, 7, 6)
+    assert _chi_square_p(draws, lambda k: -k**2 / 84, 35) > 1e-3
+
+
 @pytest.mark.parametrize("t, s", [(3, 2), (1, 1), (10, 3)])
 def test_vectorised_discrete_laplace_matches_its_pmf(t, s):
     draws = discrete_laplace_vec(np.random.default_rng(7), 20_000, t, s)

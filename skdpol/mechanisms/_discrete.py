@@ -168,6 +168,7 @@ def _up(x, bits=8):
 # products stay below 2^62 (checked by the caller through _VECTOR_LIMIT).
 
 _VECTOR_LIMIT = 2**40  # largest t c (Gaussian) or t (Laplace) on the int64 path
+_WIDE_GAP = 2**31  # a Gaussian proposal this far from c is accepted with Python ints
 
 
 def _bernoulli_exp_le1_vec(rng, num, den):
@@ -272,7 +273,17 @@ def discrete_gaussian_vec(rng, n, t, c):
     """
     def propose(m):
         y = discrete_laplace_vec(rng, m, t)
-        return y, bernoulli_exp_vec(rng, (np.abs(y) - c) ** 2, 2 * t * c)
+        gap = np.abs(y) - c
+        # (|y| - c)^2 must not wrap in int64: a proposal 2^31 away from c (for
+        # the scales used, an event of probability ~exp(-2^10) or less) gets
+        # its acceptance with Python integers instead
+        wide = np.abs(gap) >= _WIDE_GAP
+        ok = np.zeros(m, dtype=bool)
+        ok[~wide] = bernoulli_exp_vec(rng, gap[~wide] ** 2, 2 * t * c)
+        if wide.any():
+            bits = random.Random(int.from_bytes(rng.bytes(32), "little"))
+            ok[wide] = [bernoulli_exp(bits, int(g) ** 2, 2 * t * c) for g in gap[wide]]
+        return y, ok
     return _fill(n, propose)
 
 
@@ -294,9 +305,7 @@ def discrete_noise(rng, size, scale, noise="gaussian"):
     """
     if noise == "gaussian":
         t, c = _gaussian_parameters(scale)
-        if t * c <= _VECTOR_LIMIT and t <= 2**31:
-            # |y| - c stays far below 2^31 unless an event of probability
-            # < exp(-2^20) happens; then (|y| - c)^2 could wrap: redraw those
+        if t * c <= _VECTOR_LIMIT:
             draws = discrete_gaussian_vec(rng, size, t, c)
             return draws.astype(np.float64)
     else:
