@@ -28,8 +28,11 @@ Implementation notes
   release is a grid point. Leaves must then be added one by one or as rows
   of :meth:`add_leaves`, never pre-summed.
 
-The exact total, the key and the node cache are curator state: whoever holds
-them can subtract the noise. They live in underscore attributes only.
+The exact total, the key, the node cache and (discrete path) the blocks of
+pre-drawn node noise (``_blocks``, which hold the noise of nodes not yet
+released) are curator state: whoever holds them can subtract the noise. They
+live in underscore attributes only; ``_blocks`` is left out of the pickle
+and re-drawn from the key.
 
 Restored copies (:meth:`PrivatePrefixSum.refresh_noise`). A node's noise is a
 function of the key and the node, so two continuations of one checkpoint
