@@ -8,6 +8,8 @@ estimators' resume / side-door / transaction tests run them through the
 import math
 import pickle
 import random
+from decimal import Decimal, getcontext
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -18,10 +20,12 @@ from scipy import stats
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
 from skdpol.mechanisms import PrivatePrefixSum, noise_event, perturb, tree_event
+from skdpol.mechanisms import _exact
+from skdpol.mechanisms._exact import bernoulli_exp_dyadic, exp_floor
 from skdpol.mechanisms._discrete import (
     _gaussian_parameters,
+    _laplace_parameters,
     bernoulli_exp,
-    bernoulli_exp_vec,
     discrete_gaussian_vec,
     discrete_laplace_vec,
     discrete_gaussian,
@@ -81,45 +85,102 @@ def test_discrete_laplace_matches_its_pmf(t, s):
     assert _chi_square_p(draws, lambda k: -np.abs(k) / scale, support) > 1e-3
 
 
-# the vectorised path (discrete_noise's default): same laws, all coordinates at once
-@pytest.mark.parametrize("num, den", [(0, 1), (1, 3), (1, 1), (7, 4), (5, 2), (40, 7)])
-def test_vectorised_bernoulli_exp_has_the_exact_probability(num, den):
+# the vectorised path (discrete_noise's default): exact comparisons of uniform
+# bits with exactly computed thresholds of exp(-x), all coordinates at once
+@pytest.mark.parametrize("x", [Fraction(1, 3), Fraction(1), Fraction(7), Fraction(30),
+                               Fraction(255, 2**40), Fraction(12345, 2**20)])
+def test_thresholds_are_the_exact_binary_expansion_of_exp(x):
+    getcontext().prec = 80
+    reference = (Decimal(2) ** 96 * (-Decimal(x.numerator) / Decimal(x.denominator)).exp())
+    assert _exact.floor_exp_neg(x, 96) == int(reference)  # floor: the value is positive
+    lo, hi = _exact.exp_neg_bracket(x, 70)
+    assert lo <= Fraction(reference / Decimal(2) ** 96) <= hi or hi - lo <= Fraction(1, 2**70)
+
+
+def test_a_tie_is_resolved_with_the_same_uniforms_later_bits():
+    # u's first 32 bits equal floor(2^32 v): then u < v with probability
+    # frac(2^32 v), which only reading u's later bits can produce
+    x = Fraction(1, 3)
+    T = _exact.floor_exp_neg(x, 32)
+    frac = float(_exact.floor_exp_neg(x, 96) - T * 2**64) / 2**64
+    rng = np.random.default_rng(11)
+    n = 4000
+    hits = sum(_exact.refine_less(rng, T, x) for _ in range(n))
+    assert abs(hits / n - frac) <= 5 * math.sqrt(frac * (1 - frac) / n)
+
+
+@pytest.fixture(params=[32, 4], ids=["32-bit lanes", "4-bit lanes (ties everywhere)"])
+def lane_bits(request, monkeypatch):
+    # with 4-bit lanes one comparison in ~16 ties and goes through the exact
+    # Python refinement: the laws must not change
+    monkeypatch.setattr(_exact, "_LANE_BITS", request.param)
+    _exact.clear_tables()
+    yield request.param
+    monkeypatch.undo()
+    _exact.clear_tables()
+
+
+@pytest.mark.parametrize("N, P", [(0, 0), (1, 0), (3, 2), (5, 3), (123456789, 30), (2**20, 18),
+                                  (40, 0)])
+def test_vectorised_bernoulli_exp_has_the_exact_probability(N, P, lane_bits):
     n = 40_000
-    hits = bernoulli_exp_vec(np.random.default_rng(5), np.full(n, num), den).sum()
-    p = math.exp(-num / den)
+    hits = bernoulli_exp_dyadic(np.random.default_rng(5), np.full(n, N), P).sum()
+    p = math.exp(-N / 2**P)
     assert abs(hits / n - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1e-12
 
 
-@pytest.mark.parametrize("t, c", [(1, 1), (2, 3), (7, 6), (3, 5)])
-def test_vectorised_discrete_gaussian_matches_its_pmf(t, c):
-    # exact for any t > 0, not only t = floor(sigma) + 1: (2, 3) and (3, 5) check it
-    draws = discrete_gaussian_vec(np.random.default_rng(6), 20_000, t, c)
-    s2 = t * c
+def test_vectorised_exp_floor_is_geometric(lane_bits, monkeypatch):
+    monkeypatch.setattr(_exact, "_FLOOR_TABLE", 2)  # most draws past the table: Python path
+    _exact.clear_tables()
+    v = exp_floor(np.random.default_rng(12), 40_000)
+    ks = np.arange(8)
+    p = np.exp(-ks) * (1 - math.exp(-1))
+    observed = np.append([(v == k).sum() for k in ks], (v >= 8).sum())
+    expected = np.append(p, math.exp(-8)) * v.size
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("scale", [0.7, 2.0, 6.0])
+def test_vectorised_discrete_gaussian_matches_its_pmf(scale, lane_bits):
+    L, s, K = _gaussian_parameters(scale)
+    draws = discrete_gaussian_vec(np.random.default_rng(6), 20_000, L, s, K)
+    s2 = 2 ** (L + K) / s
     assert _chi_square_p(draws, lambda k: -k**2 / (2 * s2), int(5 * math.sqrt(s2)) + 2) > 1e-3
     assert abs(draws.mean()) < 5 * math.sqrt(s2 / draws.size)
 
 
+@pytest.mark.parametrize("L, s, K", [(2, 1, 0), (3, 2, 1), (5, 3, 1)])
+def test_the_gaussian_is_exact_for_any_proposal_scale(L, s, K):
+    # tau = 2^L / s far from sigma only costs speed, never the law
+    draws = discrete_gaussian_vec(np.random.default_rng(13), 20_000, L, s, K)
+    s2 = 2 ** (L + K) / s
+    assert _chi_square_p(draws, lambda k: -k**2 / (2 * s2), int(5 * math.sqrt(s2)) + 2) > 1e-3
+
+
 def test_far_proposals_take_the_python_integer_acceptance_with_the_same_law(monkeypatch):
-    # (|y| - c)^2 would wrap in int64 beyond 2^31; lower that threshold so most
-    # proposals take the Python-integer branch: the pmf must not change
+    # gap^2 s would wrap in int64 beyond isqrt(2^63 / s); lower that limit so
+    # that every proposal 2 or more from the centre takes the Python branch
     from skdpol.mechanisms import _discrete
 
-    monkeypatch.setattr(_discrete, "_WIDE_GAP", 2)
-    draws = discrete_gaussian_vec(np.random.default_rng(9), 20_000, 7, 6)
-    assert _chi_square_p(draws, lambda k: -k**2 / 84, 35) > 1e-3
+    L, s, K = 14, 4096, 2  # sigma^2 = 16
+    monkeypatch.setattr(_discrete, "_INT64_MAX", 4 * s)
+    draws = discrete_gaussian_vec(np.random.default_rng(9), 5_000, L, s, K)
+    assert _chi_square_p(draws, lambda k: -k**2 / 32, 20) > 1e-3
 
 
-@pytest.mark.parametrize("t, s", [(3, 2), (1, 1), (10, 3)])
-def test_vectorised_discrete_laplace_matches_its_pmf(t, s):
-    draws = discrete_laplace_vec(np.random.default_rng(7), 20_000, t, s)
-    scale = t / s
+@pytest.mark.parametrize("L, s", [(2, 3), (0, 1), (5, 3)])
+def test_vectorised_discrete_laplace_matches_its_pmf(L, s, lane_bits):
+    draws = discrete_laplace_vec(np.random.default_rng(7), 20_000, L, s)
+    scale = 2**L / s
     assert _chi_square_p(draws, lambda k: -np.abs(k) / scale, int(8 * scale) + 2) > 1e-3
 
 
 @pytest.mark.parametrize("scale", [0.7, 30.0, 5e3])
-def test_discrete_noise_rounds_the_variance_up_never_down(scale):
-    t, c = _gaussian_parameters(scale)
-    assert scale**2 <= t * c < scale**2 + t + 1
+def test_discrete_noise_rounds_the_scale_up_by_less_than_a_part_in_4096(scale):
+    L, s, K = _gaussian_parameters(scale)
+    assert scale**2 <= 2 ** (L + K) / s < scale**2 * (1 + 2**-12)
+    L, s = _laplace_parameters(scale)
+    assert scale <= 2**L / s < scale * (1 + 2**-12)
     draws = discrete_noise(np.random.default_rng(8), 20_000, scale)
     assert draws.var() > scale**2 * (1 - 5 * math.sqrt(2 / draws.size))
 
@@ -139,7 +200,13 @@ def test_discrete_noise_is_reproducible_and_rounds_its_scale_up():
     assert 0.9e6 < a.std() < 1.1e6
 
 
-# ----------------------------------------------------------------- the grid
+@pytest.mark.parametrize("noise", ["gaussian", "laplace"])
+def test_scales_beyond_the_vector_path_use_python_integers(noise):
+    draws = discrete_noise(np.random.default_rng(14), 400, 2.0**30, noise)
+    spread = draws.std() if noise == "gaussian" else np.abs(draws).mean()  # both = the scale
+    assert np.all(draws == np.rint(draws)) and 0.8 < spread / 2**30 < 1.2
+
+
 def test_the_grid_is_a_fine_power_of_two():
     step = grid_step(2.5, 30)
     assert math.log2(step) == int(math.log2(step))
@@ -341,3 +408,12 @@ def test_a_discrete_tree_refuses_sums_beyond_exact_float_range():
     with pytest.raises(ValueError, match="2\\^52"):
         tree.add(np.array([1e30, 0.0, 0.0]), 1)
     assert np.array_equal(tree.exact_total, before) and tree.n_leaves == 0
+
+
+@pytest.mark.parametrize("m, width", [(4, 4), (16, 16), (27, 11), (32, 16), (42, 10)])
+def test_group_tables_built_by_powers_equal_the_direct_thresholds(m, width):
+    table = _exact._group_table(m, width)
+    assert table.size == 2**width
+    ks = np.unique(np.r_[0, 1, 2**width - 1, np.random.default_rng(m).integers(0, 2**width, 200)])
+    direct = _exact._table(Fraction(int(k), 2**m) for k in ks)
+    assert np.array_equal(table[ks], direct)

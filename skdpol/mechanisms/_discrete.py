@@ -45,27 +45,33 @@ the one the float path uses, so calibration does not change):
   It replaces the float path's L2-Laplace (which has no exact sampler);
   the noise norm is about sqrt(2) times larger for the same epsilon.
 
-Samplers: Algorithms 1-3 of Canonne et al., exact, with integers only and
-no floating point. The default path is vectorised (``discrete_noise``): every
-coordinate runs the same rejection loops at once on int64 arrays, with
-uniform integers from ``numpy.random.Generator.integers`` (exact: Lemire's
-rejection on raw bits), masked to the coordinates still looping, so the
-cost is a few numpy passes per release instead of a Python loop per
-coordinate. To keep every product inside int64, the Gaussian's variance is
-rounded *up* to sigma'^2 = t c with t = floor(sigma) + 1 and c an integer
-(sigma'^2 - sigma^2 < t, a relative excess below 1 / sigma: more noise than
-accounted, never less); then Algorithm 3's acceptance exponent is
-(|y| - c)^2 / (2 t c), integers of about 40 bits at most for the scales
-used. Scales beyond ``_VECTOR_LIMIT`` (never reached by the estimators:
-sigma ~ m 2^10 sqrt(d)) fall back to the scalar samplers below, which use
-Python integers (``random.Random`` seeded with 256 bits of the Generator;
-``randrange`` is exact rejection on raw bits).
+Samplers: Algorithms 2-3 of Canonne et al., exact, with no floating point
+in any decision. The default path is vectorised (``discrete_noise``): every
+coordinate runs the same proposals at once on int64 arrays, and every
+Bernoulli(exp(-x)) the algorithms need is one comparison of 32 uniform bits
+(raw output of the numpy bit generator) with floor(2^32 exp(-x)) computed
+exactly with rational arithmetic, ties (probability 2^-32) finished by
+reading more bits (``_exact``). For that the scales are chosen with
+power-of-two denominators: proposals of scale 2^L / s, Gaussian centre shift
+2^K, so every exponent is N / 2^P. The Gaussian's variance is rounded *up*
+to sigma'^2 = 2^(L + K) / s and the Laplace scale to 2^L / s, by less than
+2^-12 relative (more noise than accounted, never less). About 0.25
+microseconds per coordinate above a few thousand coordinates, plus ~0.2 ms
+per call (``benchmarks/bench_noise.py``). Scales beyond ``_VECTOR_LIMIT``
+(never reached by the estimators: sigma ~ m 2^10 sqrt(d)) fall back to the
+scalar samplers below, which use Python integers (``random.Random`` seeded
+with 256 bits of the Generator; ``randrange`` is exact rejection on raw
+bits) and Canonne et al.'s Algorithm 1 for Bernoulli(exp(-x)).
 """
 
 import math
 import random
+from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
+
+from ._exact import bernoulli_exp_dyadic, exp_floor as exact_floor
 
 SAMPLERS = ("float", "discrete")
 
@@ -162,157 +168,124 @@ def _up(x, bits=8):
 
 
 # ------------------------------------------------------- vectorised exact draws
-# Each function runs one of Canonne et al.'s loops on all coordinates at
-# once: ``active`` holds the coordinates still looping, and each pass draws
-# one exact uniform integer for each of them. Inputs are int64 arrays whose
-# products stay below 2^62 (checked by the caller through _VECTOR_LIMIT).
+# Every proposal is built from exact Bernoulli(exp(-N / 2^P)) and floor(Exp(1))
+# draws (``_exact``: one 32-bit comparison against an exactly computed
+# threshold each). Scales are chosen so that every such exponent has a
+# power-of-two denominator: the proposal's scale is 2^L / s for integers L, s,
+# and the Gaussian's centre shift is a power of two 2^K.
 
-_VECTOR_LIMIT = 2**40  # largest t c (Gaussian) or t (Laplace) on the int64 path
-_WIDE_GAP = 2**31  # a Gaussian proposal this far from c is accepted with Python ints
-
-
-def _bernoulli_exp_le1_vec(rng, num, den):
-    """Bernoulli(exp(-num/den)) for an int64 array 0 <= num <= den, den an int
-    (Algorithm 1). Every coordinate still looping is at the same k, so each
-    pass draws with one scalar bound den k."""
-    num = np.asarray(num, dtype=np.int64)
-    out = np.empty(num.shape, dtype=bool)
-    active = np.arange(num.size)
-    k = 1
-    while active.size:
-        go_on = rng.integers(0, den * k, size=active.size) < num[active]
-        out[active[~go_on]] = k % 2 == 1
-        active = active[go_on]
-        k += 1
-    return out
+_SCALE_BITS = 12  # s in [2^12, 2^13): scales rounded up by less than 2^-12 (relative)
+_CHUNK = 2**16  # proposals per numpy pass (bounded temporaries)
+_INT64_MAX = 2**63 - 1  # (a test lowers it to send proposals to the Python-integer branch)
 
 
-def _bernoulli_exp1_vec(rng, n):
-    """n draws of Bernoulli(exp(-1)): Algorithm 1 with num = den = 1, whose
-    first comparison (a draw below 1 is always 0 < 1) is skipped."""
-    out = np.empty(n, dtype=bool)
-    active = np.arange(n)
-    k = 2
-    while active.size:
-        go_on = rng.integers(0, k, size=active.size) < 1
-        out[active[~go_on]] = k % 2 == 1
-        active = active[go_on]
-        k += 1
-    return out
-
-
-def _geometric_exp1_vec(rng, n, width=2):
-    """Per coordinate, the number of successes before the first failure of
-    i.i.d. Bernoulli(exp(-1)) draws: P(v >= j) = exp(-j). Draws ``width``
-    Bernoullis per coordinate per pass (all succeed with probability
-    exp(-width)), so a few passes cover every coordinate."""
-    v = np.zeros(n, dtype=np.int64)
-    active = np.arange(n)
-    while active.size:
-        b = _bernoulli_exp1_vec(rng, active.size * width).reshape(active.size, width)
-        every = b.all(axis=1)
-        v[active] += np.where(every, width, np.argmin(b, axis=1))
-        active = active[every]
-    return v
-
-
-def bernoulli_exp_vec(rng, num, den):
-    """Bernoulli(exp(-num / den)) for an int64 array num >= 0 and an int den > 0,
-    exactly.
-
-    exp(-num/den) = exp(-1)^whole exp(-rest/den): the first factor is the
-    event that ``whole`` Bernoulli(exp(-1)) draws all succeed, i.e. that a
-    geometric count of successes reaches ``whole``.
-    """
-    num = np.asarray(num, dtype=np.int64)
-    den = int(den)
-    whole, rest = np.divmod(num, den)
-    alive = np.ones(num.shape, dtype=bool)
-    some = np.flatnonzero(whole > 0)
-    if some.size:
-        alive[some] = _geometric_exp1_vec(rng, some.size) >= whole[some]
-    idx = np.flatnonzero(alive)
-    alive[idx] = _bernoulli_exp_le1_vec(rng, rest[idx], den)
-    return alive
-
-
-def _fill(n, propose):
-    """``n`` i.i.d. accepted draws: ``propose(m)`` returns m candidates and
-    their acceptance; over-proposing and keeping the first accepted keeps
-    them i.i.d. (acceptances are independent) with fewer numpy passes."""
+def _fill(n, propose, rate):
+    """``n`` i.i.d. accepted draws: ``propose(m)`` returns the accepted ones
+    among m independent proposals; over-proposing and keeping the first
+    accepted keeps them i.i.d. (acceptances are independent) with fewer
+    numpy passes. ``rate`` is the expected acceptance (only the number of
+    passes depends on it)."""
     out = np.empty(n, dtype=np.int64)
-    filled, rate = 0, 0.5
+    filled = 0
     while filled < n:
-        m = int((n - filled) / rate * 1.1) + 8
-        y, ok = propose(m)
-        rate = max(ok.mean(), 0.05)  # the next pass proposes for the observed rate
-        y = y[ok][: n - filled]
+        m = min(int((n - filled) / rate * 1.15) + 16, _CHUNK)
+        y = propose(m)
+        rate = max(y.size / m, 0.05)  # the next pass proposes for the observed rate
+        y = y[: n - filled]
         out[filled:filled + y.size] = y
         filled += y.size
     return out
 
 
-def discrete_laplace_vec(rng, n, t, s=1):
-    """``n`` draws with P(k) proportional to exp(-|k| s / t) (Algorithm 2)."""
-    def propose(m):
-        u = rng.integers(0, t, size=m)
-        ok = bernoulli_exp_vec(rng, u, t)
-        y = (u + t * _geometric_exp1_vec(rng, m)) // s
-        negative = rng.integers(0, 2, size=m) == 1
-        return np.where(negative, -y, y), ok & ~(negative & (y == 0))
-    return _fill(n, propose)
+def _two_sided(rng, m, L, s):
+    """The accepted ones among m proposals of Canonne et al.'s Algorithm 2 for
+    P(y) proportional to exp(-|y| s / 2^L) (i.i.d., a random number of them).
+
+    X = 2^L V + u with V = floor(Exp(1)) and u uniform on [0, 2^L) accepted
+    with probability exp(-u / 2^L) has P(X = x) proportional to exp(-x / 2^L);
+    floor(X / s) then has ratio exp(-s / 2^L); a random sign with the
+    negative zero rejected makes it two-sided."""
+    raw = rng.bit_generator.random_raw(m)
+    u = (raw >> np.uint64(64 - L)).astype(np.int64) if L else np.zeros(m, dtype=np.int64)
+    ok = bernoulli_exp_dyadic(rng, u, L)
+    u, negative = u[ok], (raw[ok] & np.uint64(1)).astype(bool)  # the low bit: not among u's
+    y = ((exact_floor(rng, u.size) << L) + u) // s
+    keep = ~(negative & (y == 0))
+    return np.where(negative, -y, y)[keep]
 
 
-def discrete_gaussian_vec(rng, n, t, c):
-    """``n`` draws of the discrete Gaussian of variance parameter t c (Algorithm 3).
-
-    Proposals are discrete Laplace of scale t, accepted with probability
-    exp(-(|y| - c)^2 / (2 t c)) = exp(-(|y| - sigma^2 / t)^2 / (2 sigma^2))
-    for sigma^2 = t c: exact for any t > 0 (t = floor(sigma) + 1 only makes
-    it fast).
-    """
-    def propose(m):
-        y = discrete_laplace_vec(rng, m, t)
-        gap = np.abs(y) - c
-        # (|y| - c)^2 must not wrap in int64: a proposal 2^31 away from c (for
-        # the scales used, an event of probability ~exp(-2^10) or less) gets
-        # its acceptance with Python integers instead
-        wide = np.abs(gap) >= _WIDE_GAP
-        ok = np.zeros(m, dtype=bool)
-        ok[~wide] = bernoulli_exp_vec(rng, gap[~wide] ** 2, 2 * t * c)
-        if wide.any():
-            bits = random.Random(int.from_bytes(rng.bytes(32), "little"))
-            ok[wide] = [bernoulli_exp(bits, int(g) ** 2, 2 * t * c) for g in gap[wide]]
-        return y, ok
-    return _fill(n, propose)
+def _laplace_parameters(scale):
+    """(L, s) with 2^L / s >= scale, relative excess below 2^-12."""
+    scale = Fraction(scale)
+    L = max(0, _ceil_log2(scale) + _SCALE_BITS)
+    return L, (2**L / scale).__floor__()
 
 
+@lru_cache(maxsize=256)
 def _gaussian_parameters(scale):
-    """(t, c) with t c >= scale^2 rounded up, t = floor(scale) + 1."""
-    num, den = _up(float(scale) ** 2), 2**8  # sigma^2 <= num / den
-    t = math.isqrt(num // den) + 1
-    c = -(-num // (den * t))  # ceil: t c >= num / den
-    return t, c
+    """(L, s, K): sigma'^2 = 2^(L + K) / s >= scale^2 (relative excess below
+    2^-12), proposals of scale tau = 2^L / s, centre shift sigma'^2 / tau = 2^K."""
+    var = Fraction(scale) ** 2
+    K = max(0, round(math.log2(float(scale))))  # 2^K near sigma: tau within ~sqrt(2) of sigma
+    L = max(0, _ceil_log2(var / 2**K) + _SCALE_BITS)
+    return L, (Fraction(2 ** (L + K)) / var).__floor__(), K
+
+
+def _ceil_log2(q):
+    """ceil(log2(q)) for a positive Fraction, exactly."""
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    while Fraction(2) ** e < q:
+        e += 1
+    while Fraction(2) ** (e - 1) >= q:
+        e -= 1
+    return e
+
+
+def discrete_laplace_vec(rng, n, L, s):
+    """``n`` draws with P(k) proportional to exp(-|k| s / 2^L)."""
+    return _fill(n, lambda m: _two_sided(rng, m, L, s), 0.6)
+
+
+def discrete_gaussian_vec(rng, n, L, s, K):
+    """``n`` draws of the discrete Gaussian of variance parameter 2^(L + K) / s
+    (Canonne et al.'s Algorithm 3).
+
+    Proposals y of scale tau = 2^L / s are accepted with probability
+    exp(-(|y| - sigma^2 / tau)^2 / (2 sigma^2)) = exp(-(|y| - 2^K)^2 s / 2^(L + K + 1)),
+    exact for any tau > 0 (tau near sigma only makes it fast).
+    """
+    P = L + K + 1
+    wide_gap = math.isqrt(_INT64_MAX // s)  # beyond it gap^2 s would wrap in int64
+
+    def propose(m):
+        y = _two_sided(rng, m, L, s)
+        gap = np.abs(y) - 2**K
+        wide = np.abs(gap) >= wide_gap
+        ok = np.empty(y.size, dtype=bool)
+        ok[~wide] = bernoulli_exp_dyadic(rng, gap[~wide] ** 2 * s, P)
+        if wide.any():  # far in the tail: Python integers, same law
+            bits = random.Random(int.from_bytes(rng.bytes(32), "little"))
+            ok[wide] = [bernoulli_exp(bits, int(g) ** 2 * s, 2**P) for g in gap[wide]]
+        return y[ok]
+    return _fill(n, propose, 0.4)  # ~0.63 (Laplace) x 0.6-0.75 (Gaussian)
 
 
 def discrete_noise(rng, size, scale, noise="gaussian"):
     """``size`` independent integer draws (as float64) in grid units.
 
     ``scale`` is the Gaussian sigma or the Laplace scale, in grid units; it is
-    rounded *up* (the Gaussian variance to t c, the Laplace scale to a
-    multiple of 1/256): more noise than accounted, never less. The draws are
-    a deterministic function of ``rng``'s state.
+    rounded *up* (by less than 2^-12 relative; see ``_gaussian_parameters``
+    and ``_laplace_parameters``): more noise than accounted, never less. The
+    draws are a deterministic function of ``rng``'s state.
     """
+    if not 0 < scale < _VECTOR_LIMIT:
+        return _discrete_noise_scalar(rng, size, scale, noise)
     if noise == "gaussian":
-        t, c = _gaussian_parameters(scale)
-        if t * c <= _VECTOR_LIMIT:
-            draws = discrete_gaussian_vec(rng, size, t, c)
-            return draws.astype(np.float64)
-    else:
-        t = _up(scale)
-        if t <= _VECTOR_LIMIT:
-            return discrete_laplace_vec(rng, size, t, 2**8).astype(np.float64)
-    return _discrete_noise_scalar(rng, size, scale, noise)
+        return discrete_gaussian_vec(rng, size, *_gaussian_parameters(scale)).astype(np.float64)
+    return discrete_laplace_vec(rng, size, *_laplace_parameters(scale)).astype(np.float64)
+
+
+_VECTOR_LIMIT = 2.0**28  # larger scales (never reached: sigma ~ m 2^10 sqrt(d)) use Python ints
 
 
 def _discrete_noise_scalar(rng, size, scale, noise="gaussian"):

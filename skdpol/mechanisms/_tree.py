@@ -53,10 +53,13 @@ from ._discrete import check_sampler, discrete_noise, grid_sensitivity, grid_ste
 from ._noise import noise_event, sample_l2_laplace
 
 _NOISES = ("gaussian", "laplace")
-# discrete path: node noise is drawn in blocks of up to _BLOCK_NODES nodes of a
-# level (at most _BLOCK_COORDS coordinates, 0.5 MB, per level)
-_BLOCK_NODES = 64
+# discrete path: node noise is drawn in blocks of a level, the first of about
+# _FIRST_COORDS coordinates, then doubling up to _BLOCK_NODES nodes and at most
+# _BLOCK_COORDS coordinates (0.5 MB) per level: the sampler's cost is mostly
+# per call below a few thousand coordinates
+_BLOCK_NODES = 1024
 _BLOCK_COORDS = 2**16
+_FIRST_COORDS = 2**12
 
 
 class PrivatePrefixSum:
@@ -201,20 +204,26 @@ class PrivatePrefixSum:
         }
         return gen
 
-    def _block_of(self, k):
-        """(block id, index in block, block size) of node k >= 1 of a level.
+    def _block_of(self, k, h=0):
+        """(block id, index in block, block size) of node k >= 1 of level h.
 
-        Blocks grow geometrically, [1], [2, 3], [4, 7], ..., up to B nodes
-        (B a power of two, at most _BLOCK_NODES and _BLOCK_COORDS coordinates),
-        then stay at B: a short stream draws at most about twice the nodes
-        it uses, a long one amortises the sampler's passes over B nodes."""
-        cap = min(_BLOCK_NODES, max(1, _BLOCK_COORDS // max(self.dim, 1)))
-        B = 1 << (cap.bit_length() - 1)
+        Blocks grow geometrically, [0, b0) (node 0 does not exist), [b0, 2 b0),
+        [2 b0, 4 b0), ... up to B nodes, then stay at B (b0 <= B powers of
+        two, b0 about _FIRST_COORDS coordinates at level 0 and halving with
+        each level, as nodes do; B at most _BLOCK_NODES and _BLOCK_COORDS
+        coordinates): a short stream draws at most about twice the nodes it
+        uses (and at least b0), a long one amortises the sampler's per-call
+        cost over B nodes."""
+        dim = max(self.dim, 1)
+        B = 1 << (min(_BLOCK_NODES, max(1, _BLOCK_COORDS // dim)).bit_length() - 1)
+        b0 = min(B, max(1, (1 << (max(1, _FIRST_COORDS // dim).bit_length() - 1)) >> h))
+        if k < b0:
+            return 0, k, b0
         if k < B:
             j = k.bit_length() - 1
-            return j, k - (1 << j), 1 << j
+            return j - b0.bit_length() + 2, k - (1 << j), 1 << j
         q, i = divmod(k - B, B)
-        return B.bit_length() - 1 + q, i, B
+        return B.bit_length() - b0.bit_length() + 1 + q, i, B
 
     def _discrete_node(self, h, k):
         """Node (h, k)'s integer noise, drawn with the other nodes of its block
@@ -224,7 +233,7 @@ class PrivatePrefixSum:
         on chunking or on when it is drawn; a node takes the block of its own
         epoch's key (restores)."""
         key = self._key_of(h, k)
-        j, i, size = self._block_of(k)
+        j, i, size = self._block_of(k, h)
         blocks = self.__dict__.setdefault("_blocks", {})
         block = blocks.get(h)
         if block is None or block[0] != j or not np.array_equal(block[1], key):
