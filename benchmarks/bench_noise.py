@@ -3,13 +3,18 @@
 Same process, the two samplers interleaved in every repeat, medians:
 
 1. Raw draws: microseconds per coordinate of ``skdpol.mechanisms.perturb``
-   on a 1,000-vector (Gaussian and Laplace), discrete over float.
-2. Estimators, rows/s over one stream in chunks of 10,000, discrete over
-   float: ``PrivateOnlineLogistic`` defaults (ftrl, rounds of 500 rows for
-   chunks of 10,000) on ``make_online_classification`` (100,000 x 54),
-   ``PrivateOnlineRegressor`` defaults (ftl, one round per call) on
-   ``make_online_regression`` (20,000 x 10), and each estimator's ``fit``
-   (noisy GD by default: K Gaussian draws of d + 1 coordinates).
+   on a 1,000-vector and a 100,000-vector (Gaussian and Laplace), discrete
+   over float (the first includes the sampler's per-call cost).
+2. Estimators at their defaults but for ``noise_sampler``, rows/s over one
+   stream, discrete throughput over float: ``PrivateOnlineLogistic`` (ftrl)
+   on ``make_online_classification`` (100,000 rows, d = 54 and d = 90) in
+   chunks of 1,000 (default rounds: 2 of 500 per chunk), with chunk-sized
+   rounds (``batch_size=1000``), and in chunks of 10,000 (20 rounds of 500
+   per chunk, the hardest case: the float path runs at over two million rows
+   a second); ``PrivateOnlineRegressor`` (ftl, one round per call) and
+   ``KernelPrivateOnlineRegressor`` on ``make_online_regression``
+   (20,000 x 10); ``PrivateSubmodularSelector`` on 10,000 rounds of 20
+   items; each estimator's ``fit``.
 3. Utility at epsilon = 1, delta = 1e-5 (delta = 0 for the pure-DP rows):
    median test accuracy / R^2 over seeds of the same configurations.
 
@@ -26,7 +31,8 @@ from _common import command_line, machine_lines, md_table, parse_report_args, wr
 
 import numpy as np
 
-from skdpol import PrivacyLeakWarning, PrivateOnlineLogistic, PrivateOnlineRegressor
+from skdpol import (KernelPrivateOnlineRegressor, PrivacyLeakWarning, PrivateOnlineLogistic,
+                    PrivateOnlineRegressor, PrivateSubmodularSelector)
 from skdpol.datasets import make_online_classification, make_online_regression
 from skdpol.mechanisms import perturb
 
@@ -40,17 +46,21 @@ def _time(fn):
 
 
 def _raw(repeats):
-    value = np.zeros(1000)
     rows = []
-    for noise in ("gaussian", "laplace"):
+    for noise, size in (("gaussian", 1000), ("laplace", 1000), ("gaussian", 100_000),
+                        ("laplace", 100_000)):
+        value = np.zeros(size)
         times = {s: [] for s in SAMPLERS}
+        for s in SAMPLERS:  # warm-up (the discrete sampler's tables are built once)
+            perturb(value, sensitivity=1.0, multiplier=3.0, noise=noise, sampler=s,
+                    rng=np.random.default_rng(0))
         for r in range(repeats):
             for s in SAMPLERS:
                 rng = np.random.default_rng(r)
                 times[s].append(_time(lambda: perturb(value, sensitivity=1.0, multiplier=3.0,
                                                       noise=noise, sampler=s, rng=rng)))
         us = {s: np.median(times[s]) / value.size * 1e6 for s in SAMPLERS}
-        rows.append([noise, f"{us['float']:.3f}", f"{us['discrete']:.1f}",
+        rows.append([noise, f"{size:,}", f"{us['float']:.3f}", f"{us['discrete']:.2f}",
                      f"{us['discrete'] / us['float']:.0f}x"])
     return rows
 
@@ -62,36 +72,65 @@ def _data(quick):
     return clf, reg
 
 
-def _stream(est, X, y, **kw):
-    for start in range(0, X.shape[0], 10_000):
-        est.partial_fit(X[start:start + 10_000], y[start:start + 10_000], **kw)
+def _stream(est, X, y, chunk=10_000, **kw):
+    for start in range(0, X.shape[0], chunk):
+        est.partial_fit(X[start:start + chunk], None if y is None else y[start:start + chunk], **kw)
     return est
 
 
 def _speed(repeats, quick):
-    clf, reg = _data(quick)
+    n_clf = 20_000 if quick else 100_000
+    clf = make_online_classification(n_samples=n_clf, random_state=0)
+    clf90 = make_online_classification(n_samples=n_clf, n_features=90, random_state=0)
+    reg = make_online_regression(n_samples=5_000 if quick else 20_000, n_features=10,
+                                 random_state=0)
     reg_norm, reg_y = float(np.linalg.norm(reg.X, axis=1).max()), float(np.abs(reg.y).max())
-    cases = {
-        "PrivateOnlineLogistic.partial_fit (ftrl, auto rounds)": lambda s: _stream(
-            PrivateOnlineLogistic(data_norm=clf.data_norm, noise_sampler=s, random_state=0),
-            clf.X, clf.y, classes=clf.classes),
-        "PrivateOnlineLogistic.fit": lambda s: PrivateOnlineLogistic(
+    sel_X = np.random.default_rng(0).normal(size=(2_000 if quick else 10_000, 20))
+
+    def logistic_stream(data, chunk, **params):
+        return lambda s: _stream(PrivateOnlineLogistic(data_norm=data.data_norm, noise_sampler=s,
+                                                       random_state=0, **params),
+                                 data.X, data.y, chunk=chunk, classes=data.classes)
+
+    cases = {  # name: (rows, run(sampler))
+        "PrivateOnlineLogistic.partial_fit, d=54, chunks of 1,000 (rounds of 500)": (
+            n_clf, logistic_stream(clf, 1_000)),
+        "PrivateOnlineLogistic.partial_fit, d=90, chunks of 1,000 (rounds of 500)": (
+            n_clf, logistic_stream(clf90, 1_000)),
+        "PrivateOnlineLogistic.partial_fit, d=54, chunk-sized rounds of 1,000": (
+            n_clf, logistic_stream(clf, 1_000, batch_size=1_000)),
+        "PrivateOnlineLogistic.partial_fit, d=90, chunk-sized rounds of 1,000": (
+            n_clf, logistic_stream(clf90, 1_000, batch_size=1_000)),
+        "PrivateOnlineLogistic.partial_fit, d=54, chunks of 10,000 (rounds of 500)": (
+            n_clf, logistic_stream(clf, 10_000)),
+        "PrivateOnlineLogistic.fit, d=54": (n_clf, lambda s: PrivateOnlineLogistic(
             data_norm=clf.data_norm, noise_sampler=s, random_state=0).fit(
-            clf.X, clf.y, classes=clf.classes),
-        "PrivateOnlineRegressor.partial_fit (ftl, a round per call)": lambda s: _stream(
-            PrivateOnlineRegressor(data_norm=reg_norm, y_bound=reg_y, noise_sampler=s,
-                                   random_state=0), reg.X, reg.y),
-        "PrivateOnlineRegressor.fit": lambda s: PrivateOnlineRegressor(
-            data_norm=reg_norm, y_bound=reg_y, noise_sampler=s, random_state=0).fit(reg.X, reg.y),
+            clf.X, clf.y, classes=clf.classes)),
+        "PrivateOnlineRegressor.partial_fit (ftl, a round per chunk of 10,000)": (
+            reg.X.shape[0], lambda s: _stream(PrivateOnlineRegressor(
+                data_norm=reg_norm, y_bound=reg_y, noise_sampler=s, random_state=0),
+                reg.X, reg.y)),
+        "PrivateOnlineRegressor.fit": (reg.X.shape[0], lambda s: PrivateOnlineRegressor(
+            data_norm=reg_norm, y_bound=reg_y, noise_sampler=s, random_state=0).fit(reg.X, reg.y)),
+        "KernelPrivateOnlineRegressor.partial_fit (chunks of 1,000)": (
+            reg.X.shape[0], lambda s: _stream(KernelPrivateOnlineRegressor(
+                data_norm=reg_norm, y_bound=reg_y, noise_sampler=s, random_state=0),
+                reg.X, reg.y, chunk=1_000)),
+        "KernelPrivateOnlineRegressor.fit": (reg.X.shape[0], lambda s: KernelPrivateOnlineRegressor(
+            data_norm=reg_norm, y_bound=reg_y, noise_sampler=s, random_state=0).fit(reg.X, reg.y)),
+        "PrivateSubmodularSelector.partial_fit (20 items, chunks of 1,000)": (
+            sel_X.shape[0], lambda s: _stream(PrivateSubmodularSelector(
+                noise_sampler=s, random_state=0), sel_X, None, chunk=1_000)),
     }
     rows = []
-    for name, run in cases.items():
+    for name, (n, run) in cases.items():
         times = {s: [] for s in SAMPLERS}
+        for s in SAMPLERS:
+            run(s)  # warm-up
         for _ in range(repeats):
             for s in SAMPLERS:
                 times[s].append(_time(lambda: run(s)))
         ratio = np.median(times["float"]) / np.median(times["discrete"])
-        n = clf.X.shape[0] if "Logistic" in name else reg.X.shape[0]
         rows.append([name, f"{n / np.median(times['discrete']):,.0f}", f"{ratio:.2f}x"])
     return rows
 
@@ -133,7 +172,7 @@ def _utility(seeds, quick):
 def main():
     args = parse_report_args(__doc__)
     warnings.simplefilter("ignore", PrivacyLeakWarning)
-    repeats, seeds = (2, range(2)) if args.quick else (5, range(7))
+    repeats, seeds = (2, range(2)) if args.quick else (7, range(7))
     raw = _raw(repeats)
     speed = _speed(repeats, args.quick)
     utility = _utility(seeds, args.quick)
@@ -146,9 +185,9 @@ def main():
         "",
         *machine_lines(),
         "",
-        "## Raw draws (microseconds per coordinate, 1,000-vector)",
+        "## Raw draws (microseconds per coordinate)",
         "",
-        md_table(["noise", "float", "discrete", "discrete / float"], raw),
+        md_table(["noise", "vector", "float", "discrete", "discrete / float"], raw),
         "",
         "## Estimators (same stream, interleaved repeats)",
         "",

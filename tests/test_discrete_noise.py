@@ -20,7 +20,7 @@ from scipy import stats
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
 from skdpol.mechanisms import PrivatePrefixSum, noise_event, perturb, tree_event
-from skdpol.mechanisms import _exact
+from skdpol.mechanisms import _discrete, _exact
 from skdpol.mechanisms._exact import bernoulli_exp_dyadic, exp_floor
 from skdpol.mechanisms._discrete import (
     _gaussian_parameters,
@@ -175,7 +175,7 @@ def test_vectorised_discrete_laplace_matches_its_pmf(L, s, lane_bits):
     assert _chi_square_p(draws, lambda k: -np.abs(k) / scale, int(8 * scale) + 2) > 1e-3
 
 
-@pytest.mark.parametrize("scale", [0.7, 30.0, 5e3])
+@pytest.mark.parametrize("scale", [0.7, 30.0, 5e3, 3e6])
 def test_discrete_noise_rounds_the_scale_up_by_less_than_a_part_in_4096(scale):
     L, s, K = _gaussian_parameters(scale)
     assert scale**2 <= 2 ** (L + K) / s < scale**2 * (1 + 2**-12)
@@ -202,9 +202,10 @@ def test_discrete_noise_is_reproducible_and_rounds_its_scale_up():
 
 @pytest.mark.parametrize("noise", ["gaussian", "laplace"])
 def test_scales_beyond_the_vector_path_use_python_integers(noise):
-    draws = discrete_noise(np.random.default_rng(14), 400, 2.0**30, noise)
+    scale = _discrete._VECTOR_LIMIT[noise] * 2
+    draws = discrete_noise(np.random.default_rng(14), 400, scale, noise)
     spread = draws.std() if noise == "gaussian" else np.abs(draws).mean()  # both = the scale
-    assert np.all(draws == np.rint(draws)) and 0.8 < spread / 2**30 < 1.2
+    assert np.all(draws == np.rint(draws)) and 0.8 < spread / scale < 1.2
 
 
 def test_the_grid_is_a_fine_power_of_two():

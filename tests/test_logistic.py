@@ -116,8 +116,10 @@ def test_fit_then_partial_fit_starts_a_new_stream(stream):
 
 def test_mutual_information_bound_only_for_mi_ogd(stream):
     X, y, R = stream
-    clf = _fed(X[:5000], y[:5000], R, algorithm="mi-ogd")
+    clf = _fed(X[:5000], y[:5000], R, algorithm="mi-ogd", noise_sampler="float")
     assert 0 < clf.mutual_information_bound_ < np.inf
+    # the bound is the Gaussian channel's: NaN for the default (discrete) noise
+    assert np.isnan(_fed(X[:5000], y[:5000], R, algorithm="mi-ogd").mutual_information_bound_)
     clf.set_params(algorithm="ftal").fit(X[:5000], y[:5000], classes=[0, 1])
     assert not hasattr(clf, "mutual_information_bound_")
 

@@ -118,7 +118,7 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
 
     def __init__(self, *, n_items=None, cost="concave", cost_bound=None, feedback="full",
                  epsilon=1.0, delta=1e-5, alpha=0.05, mu=0.1, batch_size=1, horizon=None,
-                 noise_sampler="float", random_state=None):
+                 noise_sampler="discrete", random_state=None):
         self.n_items = n_items
         self.cost = cost
         self.cost_bound = cost_bound

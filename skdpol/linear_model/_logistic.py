@@ -109,6 +109,8 @@ default="auto"
         The (epsilon, delta) that covers every model published so far.
     mutual_information_bound_ : float
         Only for ``algorithm="mi-ogd"``: seed 000's per-round bound C (nats).
+        It is the Gaussian channel's bound, so it needs
+        ``noise_sampler="float"`` and ``delta > 0``; NaN otherwise.
 
     See Also
     --------
@@ -171,7 +173,7 @@ default="auto"
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
                  algorithm="auto", feedback="full", batch_size="auto", horizon=None,
-                 noise_calibration="tight", noise_sampler="float", fit_intercept=True,
+                 noise_calibration="tight", noise_sampler="discrete", fit_intercept=True,
                  random_state=None):
         self.epsilon = epsilon
         self.delta = delta

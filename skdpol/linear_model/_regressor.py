@@ -175,7 +175,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
                  alpha=None, algorithm="auto", residual_bound=0.125, feedback="full",
                  batch_size="auto", horizon=None, noise_calibration="tight",
-                 noise_sampler="float", fit_intercept=True, random_state=None):
+                 noise_sampler="discrete", fit_intercept=True, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm

@@ -278,14 +278,19 @@ def discrete_noise(rng, size, scale, noise="gaussian"):
     and ``_laplace_parameters``): more noise than accounted, never less. The
     draws are a deterministic function of ``rng``'s state.
     """
-    if not 0 < scale < _VECTOR_LIMIT:
+    if not 0 < scale < _VECTOR_LIMIT[noise]:
         return _discrete_noise_scalar(rng, size, scale, noise)
     if noise == "gaussian":
         return discrete_gaussian_vec(rng, size, *_gaussian_parameters(scale)).astype(np.float64)
     return discrete_laplace_vec(rng, size, *_laplace_parameters(scale)).astype(np.float64)
 
 
-_VECTOR_LIMIT = 2.0**28  # larger scales (never reached: sigma ~ m 2^10 sqrt(d)) use Python ints
+# larger scales use Python integers. Gaussian: sigma < 2^22 keeps the exponent
+# gap^2 s in int64 for gaps up to ~10 sigma (farther ones take the Python branch
+# above) and P = L + K + 1 < 60; the estimators' sigma is ~ m 2^10 sqrt(d)
+# grid steps, 2^20 at m = 3 and d = 10^5. Laplace (scale ~ m 2^10 d for
+# the L1 bound): X = 2^L V + u stays in int64 for L <= 53.
+_VECTOR_LIMIT = {"gaussian": 2.0**22, "laplace": 2.0**40}
 
 
 def _discrete_noise_scalar(rng, size, scale, noise="gaussian"):

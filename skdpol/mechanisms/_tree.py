@@ -110,7 +110,8 @@ class PrivatePrefixSum:
         self.noise = noise
         self.sampler = sampler
         self._step = None  # grid step of the discrete path; totals in grid units
-        if sampler == "discrete" and self.sensitivity > 0:
+        # (none without noise: an exact release has nothing to hide in low bits)
+        if sampler == "discrete" and self.sensitivity > 0 and self.noise_multiplier > 0:
             self._step = grid_step(self.sensitivity, self.dim)
         self._key = rng.integers(0, 2**64, size=2, dtype=np.uint64)
         self._epochs = []  # (first leaf count, key) of each restore: see refresh_noise
