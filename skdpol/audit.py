@@ -24,12 +24,13 @@ import math
 import warnings
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 from sklearn.base import clone
 
 from .exceptions import PrivacyLeakWarning
 
-__all__ = ["AuditResult", "audit_estimator", "epsilon_lower_bound"]
+__all__ = ["AuditResult", "audit_estimator", "detectable_epsilon", "epsilon_ceiling",
+           "epsilon_lower_bound", "gdp_epsilon"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +50,20 @@ class AuditResult:
         Runs per data set.
     threshold : float
         The threshold chosen on the selection half.
+    epsilon_gdp : float
+        A point estimate, not a bound: the epsilon at ``delta`` of the
+        Gaussian-DP curve fitted to the two samples of statistics
+        (mu = mean gap / pooled std; :func:`gdp_epsilon`). Near the claim
+        for a tight Gaussian mechanism with a good statistic.
+    epsilon_ceiling : float
+        The largest lower bound these runs could ever give (perfect
+        separation; :func:`epsilon_ceiling`): no mechanism can be refuted
+        above it, however leaky.
+    epsilon_detectable : float
+        The power of this run count, stated: the epsilon (at ``delta``) of a
+        Gaussian mechanism that this audit typically refutes when its claim
+        is ``epsilon_claimed`` (:func:`detectable_epsilon`). Below it a leak
+        of that shape usually goes unseen.
     """
 
     epsilon_lower_bound: float
@@ -57,6 +72,9 @@ class AuditResult:
     confidence: float
     n_runs: int
     threshold: float
+    epsilon_gdp: float = math.nan
+    epsilon_ceiling: float = math.nan
+    epsilon_detectable: float = math.nan
 
     @property
     def refuted(self):
@@ -126,6 +144,109 @@ def epsilon_lower_bound(stats_d, stats_d_prime, delta, confidence=0.95):
     _, tau, sign = best
     eps = _bound_at(sign * b[hb:], sign * a[ha:], tau, delta, alpha)
     return eps, float(sign * tau)
+
+
+def epsilon_ceiling(n_runs, delta, confidence=0.95):
+    """The largest bound :func:`epsilon_lower_bound` can return from ``n_runs``
+    runs per data set: every evaluation run on D' above the threshold and
+    none on D.
+
+    Examples
+    --------
+    >>> from skdpol.audit import epsilon_ceiling
+    >>> round(epsilon_ceiling(1000, 1e-5), 2)
+    4.91
+    """
+    n = int(n_runs) - int(n_runs) // 2  # the evaluation half
+    alpha = (1.0 - confidence) / 2.0
+    p_lo, _ = _clopper_pearson(n, n, alpha)
+    _, q_hi = _clopper_pearson(0, n, alpha)
+    return max(0.0, math.log((p_lo - delta) / q_hi)) if p_lo > delta else 0.0
+
+
+def _gdp_delta(eps, mu):
+    # delta(eps) of mu-GDP (Dong, Roth & Su 2022, Corollary 2.13); pinned
+    # against dp-accounting's Gaussian privacy loss distribution in the tests
+    return stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
+
+
+def _gdp_to_epsilon(mu, delta):
+    """epsilon at ``delta`` of mu-GDP (the Gaussian mechanism of std 1 / mu)."""
+    if mu <= 0 or _gdp_delta(0.0, mu) <= delta:
+        return 0.0
+    if not math.isfinite(mu):
+        return math.inf
+    hi = 1.0
+    while _gdp_delta(hi, mu) > delta:
+        hi *= 2.0
+    return optimize.brentq(lambda e: _gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-12)
+
+
+def gdp_epsilon(stats_d, stats_d_prime, delta):
+    """Point estimate of epsilon at ``delta`` from a Gaussian-DP fit of the
+    statistics: mu = |mean(D') - mean(D)| / pooled std. A statistic, not a
+    bound (it assumes Gaussian-shaped scores); see :func:`epsilon_lower_bound`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpol.audit import gdp_epsilon
+    >>> rng = np.random.default_rng(0)
+    >>> round(gdp_epsilon(rng.normal(0, 1, 20_000), rng.normal(1, 1, 20_000), 1e-5), 1)
+    4.3
+    """
+    a = np.asarray(stats_d, dtype=float)
+    b = np.asarray(stats_d_prime, dtype=float)
+    spread = math.sqrt((a.var() + b.var()) / 2.0)
+    if spread == 0:
+        return 0.0 if a.mean() == b.mean() else math.inf
+    return _gdp_to_epsilon(abs(b.mean() - a.mean()) / spread, delta)
+
+
+def _typical_bound(mu, n_runs, delta, confidence):
+    """The bound epsilon_lower_bound gives on the evaluation half for
+    Gaussian scores N(0, 1) vs N(mu, 1) at the expected counts, best threshold."""
+    n = int(n_runs) - int(n_runs) // 2
+    alpha = (1.0 - confidence) / 2.0
+    tau = np.linspace(-3.0, mu + 6.0, 400)
+    k_in = np.round(n * stats.norm.sf(tau - mu))
+    k_out = np.round(n * stats.norm.sf(tau))
+    p_lo = np.where(k_in > 0, stats.beta.ppf(alpha, np.maximum(k_in, 1), n - k_in + 1), 0.0)
+    q_hi = np.where(k_out < n, stats.beta.ppf(1 - alpha, k_out + 1, np.maximum(n - k_out, 1)), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.where(p_lo > delta, np.log((p_lo - delta) / q_hi), 0.0)
+    return float(max(eps.max(), 0.0))
+
+
+def detectable_epsilon(epsilon_claimed, delta, n_runs, confidence=0.95):
+    """The audit's power, stated: the epsilon (at ``delta``) of a Gaussian
+    mechanism whose claim ``epsilon_claimed`` this audit typically refutes.
+
+    The canary scores of a Gaussian mechanism are N(0, 1) and N(mu, 1)
+    (mu-GDP, with the ideal statistic); the audit's bound at the expected
+    counts grows with mu, and the smallest mu whose bound passes the claim
+    is converted to epsilon. ``inf`` when even perfect separation cannot
+    pass the claim (:func:`epsilon_ceiling`). The noise cut this audit
+    detects is mu / mu_claimed.
+
+    Examples
+    --------
+    >>> from skdpol.audit import detectable_epsilon
+    >>> round(detectable_epsilon(1.0, 1e-5, 1000), 1)   # a noise cut of ~4x
+    3.8
+    """
+    if epsilon_ceiling(n_runs, delta, confidence) <= epsilon_claimed:
+        return math.inf
+    lo, hi = 0.0, 1.0
+    while _typical_bound(hi, n_runs, delta, confidence) <= epsilon_claimed:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(40):
+        mid = (lo + hi) / 2.0
+        if _typical_bound(mid, n_runs, delta, confidence) > epsilon_claimed:
+            hi = mid
+        else:
+            lo = mid
+    return _gdp_to_epsilon(hi, delta)
 
 
 def _default_statistic(model, canary_x):
@@ -243,4 +364,7 @@ def audit_estimator(estimator, X, y, canary_x, canary_y, *, index=0,
     return AuditResult(
         epsilon_lower_bound=eps, epsilon_claimed=claimed, delta=delta,
         confidence=confidence, n_runs=n_runs, threshold=tau,
+        epsilon_gdp=gdp_epsilon(stats_d, stats_dp, delta),
+        epsilon_ceiling=epsilon_ceiling(n_runs, delta, confidence),
+        epsilon_detectable=detectable_epsilon(claimed, delta, n_runs, confidence),
     )

@@ -241,3 +241,20 @@ def test_kernel_audit(algorithm, method, audit_runs, mechanism_only):
     cut = audit_estimator(broken(**params), X, y, cx, cy, method=method,
                           n_runs=audit_runs, epsilon_claimed=1.0, index=index)
     assert cut.refuted, cut
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_finite_rows_near_the_largest_double_are_learned_not_refused(method):
+    # review finding 10: a projection of a finite row near 1e308 overflows;
+    # such a row gets phase 0 (features of norm <= 1 as for any row) instead
+    # of an error that would depend on one row's size
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), rng.uniform(-1, 1, 200)
+    X[3], X[7] = 1.7e308, [-1e308, 5.0, 1e308]
+    est = KernelPrivateOnlineRegressor(epsilon=1.0, data_norm=3.0, y_bound=1.0, random_state=0)
+    getattr(est, method)(X, y)
+    assert np.isfinite(est.predict(X)).all()
+    F = est.random_features_.transform(X)
+    assert np.all(np.linalg.norm(F, axis=1) <= 1 + 1e-12)
+    with pytest.raises(ValueError, match="NaN|infinit"):
+        est.random_features_.transform(np.array([[np.inf, 0.0, 0.0]]))

@@ -57,7 +57,7 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
     batch_size : int, default=1
     horizon : int or None, default=None
         Planned number of rounds (rows when ``batch_size=1``).
-    noise_sampler : {"float", "discrete"}, default="float"
+    noise_sampler : {"discrete", "float"}, default="discrete"
         See :class:`skdpol.PrivateOnlineRegressor`.
     random_state : int, RandomState instance or None, default=None
         Seeds the noise and the rounding coins; None (OS entropy) for real
