@@ -146,7 +146,7 @@ class RandomFourierFeatures:
         overflow = ~np.isfinite(Z)
         if overflow.any():
             if not np.isfinite(X).all():
-                raise ValueError("X contains NaN or infinite values.")
+                raise ValueError("X contains non-finite values (NaN or infinity).")
             # a finite row so large that a projection overflows (|x| near 1e308)
             # has no meaningful phase; phase 0 keeps every feature of norm <= 1,
             # so the sensitivity bounds hold for every finite row, and nothing
