@@ -418,3 +418,9 @@ def test_group_tables_built_by_powers_equal_the_direct_thresholds(m, width):
     ks = np.unique(np.r_[0, 1, 2**width - 1, np.random.default_rng(m).integers(0, 2**width, 200)])
     direct = _exact._table(Fraction(int(k), 2**m) for k in ks)
     assert np.array_equal(table[ks], direct)
+
+
+def test_a_tie_with_a_huge_exponent_is_decided_without_summing_its_series():
+    # exp(-10^9) has threshold 0 at any precision read so far: a uniform whose
+    # first bits are all 0 ties, and must still be answered ("no") quickly
+    assert _exact.refine_less(np.random.default_rng(0), 0, Fraction(10**9)) is False

@@ -177,6 +177,12 @@ def _up(x, bits=8):
 _SCALE_BITS = 12  # s in [2^12, 2^13): scales rounded up by less than 2^-12 (relative)
 _CHUNK = 2**16  # proposals per numpy pass (bounded temporaries)
 _INT64_MAX = 2**63 - 1  # (a test lowers it to send proposals to the Python-integer branch)
+# larger scales use Python integers. Gaussian: sigma < 2^22 keeps the exponent
+# gap^2 s in int64 for gaps up to ~10 sigma (farther ones take the Python
+# branch) and P = L + K + 1 < 60; the estimators' sigma is ~ m 2^10 sqrt(d)
+# grid steps, 2^20 at m = 3 and d = 10^5. Laplace (scale ~ m 2^10 d for
+# the L1 bound): X = 2^L V + u stays in int64 for L <= 53.
+_VECTOR_LIMIT = {"gaussian": 2.0**22, "laplace": 2.0**40}
 
 
 def _fill(n, propose, rate):
@@ -284,13 +290,6 @@ def discrete_noise(rng, size, scale, noise="gaussian"):
         return discrete_gaussian_vec(rng, size, *_gaussian_parameters(scale)).astype(np.float64)
     return discrete_laplace_vec(rng, size, *_laplace_parameters(scale)).astype(np.float64)
 
-
-# larger scales use Python integers. Gaussian: sigma < 2^22 keeps the exponent
-# gap^2 s in int64 for gaps up to ~10 sigma (farther ones take the Python branch
-# above) and P = L + K + 1 < 60; the estimators' sigma is ~ m 2^10 sqrt(d)
-# grid steps, 2^20 at m = 3 and d = 10^5. Laplace (scale ~ m 2^10 d for
-# the L1 bound): X = 2^L V + u stays in int64 for L <= 53.
-_VECTOR_LIMIT = {"gaussian": 2.0**22, "laplace": 2.0**40}
 
 
 def _discrete_noise_scalar(rng, size, scale, noise="gaussian"):

@@ -76,14 +76,19 @@ class LazyUniform:
     bits are read from ``rng`` (64 at a time) only when a comparison needs
     them, and kept, so every comparison sees the same u."""
 
-    def __init__(self, rng, prefix, bits=None):
-        self.rng, self.prefix = rng, int(prefix)
-        self.bits = _LANE_BITS if bits is None else int(bits)
+    def __init__(self, rng, prefix):
+        self.rng, self.prefix, self.bits = rng, int(prefix), _LANE_BITS
 
     def less(self, x):
         """[u < exp(-x)], exactly."""
+        x = Fraction(x)
         while True:
-            target = floor_exp_neg(Fraction(x), self.bits)
+            # exp(-x) < 2^(-1.4426 x) (log2 e > 1.4426): once that is below a
+            # nonzero prefix the answer is "no" without summing a series that,
+            # for a huge x, would never end
+            if self.prefix and x * Fraction(14426, 10000) >= self.bits:
+                return False
+            target = floor_exp_neg(x, self.bits)
             if self.prefix < target:
                 return True
             if self.prefix > target:
@@ -92,10 +97,10 @@ class LazyUniform:
             self.bits += 64
 
 
-def refine_less(rng, prefix, x, prefix_bits=None):
-    """[u < exp(-x)] for the uniform u whose first ``prefix_bits`` bits are
+def refine_less(rng, prefix, x):
+    """[u < exp(-x)] for the uniform u whose first ``_LANE_BITS`` bits are
     ``prefix`` (tied with exp(-x) at that precision)."""
-    return LazyUniform(rng, prefix, prefix_bits).less(x)
+    return LazyUniform(rng, prefix).less(x)
 
 
 def lanes(rng, n):
@@ -122,8 +127,8 @@ def _table(values):
 
 
 @lru_cache(maxsize=None)
-def _group_table(m, width=None):
-    """Thresholds of exp(-k 2^-m) for k < 2^width (width: _GROUP_BITS).
+def _group_table(m, width):
+    """Thresholds of exp(-k 2^-m) for k < 2^width (width <= _GROUP_BITS).
 
     Fast and still exact: integer brackets lo_k <= 2^W exp(-k 2^-m) <= hi_k
     grow by powers (lo_{k+1} = floor(lo_k lo_1 / 2^W), hi rounded up), and a
@@ -134,7 +139,7 @@ def _group_table(m, width=None):
     lo1, hi1 = (lo1 * 2**W).__floor__(), -((-hi1 * 2**W).__floor__())
     lo, hi, out = 2**W, 2**W, []
     top = 2**_LANE_BITS - 1
-    for k in range(2 ** (_GROUP_BITS if width is None else width)):
+    for k in range(2**width):
         a, b = lo >> (W - _LANE_BITS), hi >> (W - _LANE_BITS)
         exact = a if a == b else floor_exp_neg(Fraction(k, 2**m), _LANE_BITS)
         out.append(min(exact, top))
@@ -183,16 +188,12 @@ def bernoulli_exp_dyadic(rng, N, P):
         ok &= _below(rng, lanes(rng, n), _group_table(m, m - _GROUP_BITS * g)[k],
                      lambda i: Fraction(int(k[i]), 2**m))
     if P > top:
+        # r = low / 2^P < 2^-b (b = _LANE_BITS): exp(-r) > 1 - r > 1 - 2^-b, so
+        # the threshold is 2^b - 1 whatever low is (exp(0) = 1 is stored so too)
         low = rest & ((1 << (P - top)) - 1)
-        ok &= _below(rng, lanes(rng, n), _low_thresholds(low, P),
+        ok &= _below(rng, lanes(rng, n), np.uint32(2**_LANE_BITS - 1),
                      lambda i: Fraction(int(low[i]), 2**P))
     return ok
-
-
-def _low_thresholds(low, P):
-    """Thresholds of exp(-low / 2^P) for low / 2^P < 2^-_LANE_BITS: all 2^b - 1
-    (exp(-r) > 1 - r > 1 - 2^-b), also for low = 0 (exp(0) = 1, stored as 2^b - 1)."""
-    return np.full(low.shape, 2**_LANE_BITS - 1, dtype=np.uint32)
 
 
 @lru_cache(maxsize=None)
@@ -203,7 +204,7 @@ def _floor_thresholds():
 def exp_floor(rng, n):
     """``n`` draws of floor(E), E ~ Exp(1): P(V >= j) = exp(-j), from one uniform
     each (V = #{j >= 1: u < exp(-j)}). Draws reaching the table's end
-    (probability e^-8) or tied with a threshold are finished in Python."""
+    (probability e^-12) or tied with a threshold are finished in Python."""
     u = lanes(rng, n)
     T = _floor_thresholds()
     # thresholds decrease, so v counts those above u; the first 3 cover all

@@ -205,7 +205,7 @@ class PrivatePrefixSum:
         }
         return gen
 
-    def _block_of(self, k, h=0):
+    def _block_of(self, k, h):
         """(block id, index in block, block size) of node k >= 1 of level h.
 
         Blocks grow geometrically, [0, b0) (node 0 does not exist), [b0, 2 b0),
