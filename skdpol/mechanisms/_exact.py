@@ -83,12 +83,13 @@ class LazyUniform:
         """[u < exp(-x)], exactly."""
         x = Fraction(x)
         while True:
-            # exp(-x) < 2^(-1.4426 x) (log2 e > 1.4426): once that is below a
-            # nonzero prefix the answer is "no" without summing a series that,
-            # for a huge x, would never end
-            if self.prefix and x * Fraction(14426, 10000) >= self.bits:
-                return False
-            target = floor_exp_neg(x, self.bits)
+            # exp(-x) < 2^(-1.4426 x) (log2 e > 1.4426): when that is below
+            # 2^-bits the target is 0, known without summing a series that, for
+            # a huge x, would never end
+            if x * Fraction(14426, 10000) >= self.bits:
+                target = 0
+            else:
+                target = floor_exp_neg(x, self.bits)
             if self.prefix < target:
                 return True
             if self.prefix > target:
