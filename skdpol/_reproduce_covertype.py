@@ -99,7 +99,8 @@ def _one_run(r, n_samples, epsilons, delta):
         Z = rng.standard_normal(W.shape)
         for cal in ("paper", "tight"):
             m = OutputPerturbation(ImplicitGD(**params), epsilon=eps, delta=delta,
-                                   noise="gaussian", calibration=cal, rng=None)._m
+                                   noise="gaussian", calibration=cal, rng=None,
+                                   sampler="float")._m  # the seed's Gaussian noise
             row[f"m_{cal}"] = m
             row[f"pigd_{cal}"] = _accuracy(project_ball(W + m * sens * Z, base.radius),
                                            Xa_test, y_test_pm1)

@@ -33,7 +33,8 @@ def _pld_epsilon(event, delta):
 @pytest.mark.parametrize("m, levels", [(3.0, 1), (5.0, 10), (12.0, 17)])
 def test_gaussian_tree_spent_equals_pld_accountant(m, levels):
     # our exact GDP figure must agree with the PLD accountant's composition
-    event = tree_event(noise_multiplier=m, horizon=2 ** (levels - 1), noise="gaussian")
+    event = tree_event(noise_multiplier=m, horizon=2 ** (levels - 1), noise="gaussian",
+                       sampler="float")
     ours, method = epsilon_spent(event, 1e-5)
     assert method == "gdp"
     pld = _pld_epsilon(event, 1e-5)
@@ -43,7 +44,7 @@ def test_gaussian_tree_spent_equals_pld_accountant(m, levels):
 def test_gaussian_tree_not_above_rdp_tree_aggregation():
     # dp-accounting's RDP tree event (REPLACE_SPECIAL) is an upper bound on the same tree
     m, T = 4.0, 1024
-    ours, _ = epsilon_spent(tree_event(noise_multiplier=m, horizon=T), 1e-5)
+    ours, _ = epsilon_spent(tree_event(noise_multiplier=m, horizon=T, sampler="float"), 1e-5)
     rdp = RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_SPECIAL)
     rdp.compose(dp_accounting.SingleEpochTreeAggregationDpEvent(m, T))
     assert ours <= rdp.get_epsilon(1e-5) + 1e-9
@@ -51,15 +52,16 @@ def test_gaussian_tree_not_above_rdp_tree_aggregation():
 
 def test_unbounded_tree_costs_one_node_in_the_limit():
     m = 7.0
-    partial = [epsilon_spent(tree_event(noise_multiplier=m, horizon=None, n_leaves=2**k), 1e-5)[0]
+    partial = [epsilon_spent(tree_event(noise_multiplier=m, horizon=None, n_leaves=2**k,
+                                        sampler="float"), 1e-5)[0]
                for k in (1, 5, 20, 60)]
-    total, _ = epsilon_spent(tree_event(noise_multiplier=m, horizon=None), 1e-5)
+    total, _ = epsilon_spent(tree_event(noise_multiplier=m, horizon=None, sampler="float"), 1e-5)
     assert all(a < b for a, b in zip(partial, partial[1:]))  # grows with the stream
     assert partial[-1] <= total
     assert total == pytest.approx(epsilon_spent(GaussianDpEvent(m), 1e-5)[0])
     # levels 0..L-1 cost mu^2 = (1 - 1/(L + 1)) / m^2: the weights telescope to 1
     L = 61
-    event = tree_event(noise_multiplier=m, horizon=None, n_leaves=2**60)
+    event = tree_event(noise_multiplier=m, horizon=None, n_leaves=2**60, sampler="float")
     assert gaussian_mu(event) == pytest.approx(math.sqrt(1 - 1 / (L + 1)) / m)
 
 

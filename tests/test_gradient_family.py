@@ -235,7 +235,8 @@ def test_mi_ogd_costs_one_gaussian_whatever_the_length_and_reports_its_mi_bound(
     rng = np.random.default_rng(0)
     algo = make_stream("mi-ogd", loss=LogisticLoss(), n_features=3, radius=2.0, alpha=0.1,
                        row_bound=1.0, batch_size=4, horizon=None, epsilon=1.0, delta=1e-5,
-                       noise="gaussian", calibration="tight", feedback="full", rng=rng)
+                       noise="gaussian", calibration="tight", feedback="full", rng=rng,
+                       sampler="float")  # the MI bound is the Gaussian channel's
     X, y = _rows(rng, 400, 3, 1.0), rng.choice([-1.0, 1.0], 400)
     algo.learn(X[:40], y[:40])
     first = epsilon_spent(algo.event(), 1e-5)[0]

@@ -21,10 +21,17 @@ from skdpol.mechanisms import (
 
 
 def test_gaussian_mechanism_noise_and_event():
-    mech = GaussianMechanism(sensitivity=2.0, noise_multiplier=3.0, rng=np.random.default_rng(0))
+    mech = GaussianMechanism(sensitivity=2.0, noise_multiplier=3.0, rng=np.random.default_rng(0),
+                             sampler="float")
     draws = mech.randomise(np.zeros(200_000))
     assert draws.std() == pytest.approx(6.0, rel=0.01)
     assert mech.event.noise_multiplier == 3.0
+    # the default is the hardened sampler: the same std (up to the grid), zCDP
+    safe = GaussianMechanism(sensitivity=2.0, noise_multiplier=3.0, rng=np.random.default_rng(0))
+    draws = safe.randomise(np.zeros(200_000))
+    assert safe.sampler == "discrete"
+    assert draws.std() == pytest.approx(6.0, rel=0.01)
+    assert safe.event.rho == pytest.approx(0.5 / 9.0)
 
 
 def test_laplace_mechanism_scale_and_event():
@@ -67,8 +74,10 @@ def test_packing_keeps_the_frobenius_norm():
 
 
 def _tree(**kw):
+    # the float path, whose nodes are exact Gaussian / L2-Laplace draws; the
+    # discrete default has its own tests in test_discrete_noise.py
     args = dict(dim=3, sensitivity=1.0, noise_multiplier=1.0, horizon=64,
-                rng=np.random.default_rng(0))
+                rng=np.random.default_rng(0), sampler="float")
     args.update(kw)
     return PrivatePrefixSum(**args)
 

@@ -34,7 +34,7 @@ def _single_multiplier(epsilon, delta, noise, sampler):
 
 
 
-def final_release(base, X, y, *, epsilon, delta, noise, sampler="float", rng,
+def final_release(base, X, y, *, epsilon, delta, noise, sampler="discrete", rng,
                   noise_factor=1.0):
     """fit's release: learn every row, release the final iterate once.
 

@@ -15,7 +15,7 @@ class GaussianMechanism:
         Noise standard deviation in units of ``sensitivity``.
     rng : numpy.random.Generator
         Source of the noise (curator state: it must stay secret).
-    sampler : {"float", "discrete"}
+    sampler : {"discrete", "float"}, default="discrete"
         ``"discrete"``: exact discrete Gaussian noise on a grid (the
         hardened path of :mod:`skdpol.mechanisms._discrete`), accounted as
         zCDP; the noise scale grows by about 0.1% (rounding) and the
@@ -29,7 +29,7 @@ class GaussianMechanism:
     ``GaussianDpEvent(noise_multiplier)``.
     """
 
-    def __init__(self, *, sensitivity, noise_multiplier, rng, sampler="float"):
+    def __init__(self, *, sensitivity, noise_multiplier, rng, sampler="discrete"):
         check_sampler(sampler)
         self.sampler = sampler
         self.sensitivity = float(sensitivity)

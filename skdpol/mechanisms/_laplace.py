@@ -9,21 +9,37 @@ from ._noise import perturb
 
 
 class LaplaceMechanism:
-    """Scalar Laplace mechanism: add Lap(sensitivity / epsilon).
+    """Scalar Laplace mechanism: add Lap(sensitivity / epsilon) to each value.
 
     Parameters
     ----------
     sensitivity : float
-        Replace-one sensitivity |f(D) - f(D')|.
+        Replace-one sensitivity |f(D) - f(D')| of each value released.
     epsilon : float
-        Pure privacy parameter of one release.
+        Pure privacy parameter of one release of one value.
     rng : numpy.random.Generator
+        Source of the noise (curator state: it must stay secret).
+    sampler : {"discrete", "float"}, default="discrete"
+        ``"discrete"``: the value is rounded to a grid a thousand times finer
+        than the sensitivity and exact discrete Laplace noise is added
+        (:mod:`skdpol.mechanisms._discrete`), calibrated to the rounded
+        sensitivity, so the release carries nothing in its low-order bits.
+        ``"float"``: numpy's floating-point Laplace draw, whose low-order
+        bits can rule neighbours out (Mironov 2012).
+
+    Notes
+    -----
+    Both samplers are epsilon-DP for each value; the event of the discrete
+    one is ``pure_dp_event(epsilon)`` (dp-accounting's ``LaplaceDpEvent``
+    describes the continuous Laplace's privacy loss, not the discrete one's).
     """
 
-    def __init__(self, *, sensitivity, epsilon, rng):
+    def __init__(self, *, sensitivity, epsilon, rng, sampler="discrete"):
+        check_sampler(sampler)
         self.sensitivity = float(sensitivity)
         self.epsilon = float(epsilon)
         self.rng = rng
+        self.sampler = sampler
 
     @property
     def scale(self):
@@ -31,11 +47,21 @@ class LaplaceMechanism:
 
     @property
     def event(self):
+        if self.sampler == "discrete":
+            return pure_dp_event(self.epsilon)
         return LaplaceDpEvent(1.0 / self.epsilon)
 
     def randomise(self, value):
         value = np.asarray(value, dtype=np.float64)
-        return value + self.rng.laplace(0.0, self.scale, size=value.shape)
+        if self.sampler == "float":
+            return value + self.rng.laplace(0.0, self.scale, size=value.shape)
+        # one value at a time: each is its own scalar release, with the L1
+        # sensitivity of one coordinate (the grid of a 1-d value)
+        flat = value.reshape(-1)
+        out = np.array([perturb(v, sensitivity=self.sensitivity, multiplier=1.0 / self.epsilon,
+                                noise="laplace", sampler="discrete", rng=self.rng)
+                        for v in flat])
+        return out.reshape(value.shape)
 
 
 class L2LaplaceMechanism:
@@ -55,7 +81,7 @@ class L2LaplaceMechanism:
     epsilon-DP mechanism, so compositions computed from it are never too small.
     """
 
-    def __init__(self, *, sensitivity, epsilon, rng, sampler="float"):
+    def __init__(self, *, sensitivity, epsilon, rng, sampler="discrete"):
         check_sampler(sampler)
         self.sensitivity = float(sensitivity)
         self.epsilon = float(epsilon)

@@ -52,7 +52,7 @@ class DiscreteNoisePool:
         return row
 
 
-def perturb(value, *, sensitivity, multiplier, noise="gaussian", sampler="float", rng,
+def perturb(value, *, sensitivity, multiplier, noise="gaussian", sampler="discrete", rng,
             pool=None):
     """Release ``value`` with noise of ``multiplier`` x ``sensitivity``.
 
@@ -86,7 +86,7 @@ def perturb(value, *, sensitivity, multiplier, noise="gaussian", sampler="float"
     return (quantise(value, step) + draws) * step
 
 
-def noise_event(multiplier, noise="gaussian", sampler="float"):
+def noise_event(multiplier, noise="gaussian", sampler="discrete"):
     """The ``DpEvent`` of :func:`perturb` (or of a tree node) with this multiplier."""
     if noise == "laplace":
         return pure_dp_event(1.0 / multiplier)

@@ -81,7 +81,7 @@ class PrivatePrefixSum:
         Gaussian nodes give (epsilon, delta)-DP, L2-Laplace nodes pure DP.
     rng : numpy.random.Generator
         Used once, to draw the secret key of the node noise.
-    sampler : {"float", "discrete"}
+    sampler : {"discrete", "float"}, default="discrete"
         Floating-point noise, or the hardened exact discrete noise on a grid
         (discrete Gaussian nodes are accounted as zCDP).
 
@@ -97,7 +97,7 @@ class PrivatePrefixSum:
     """
 
     def __init__(self, *, dim, sensitivity, noise_multiplier, horizon=None,
-                 noise="gaussian", rng, sampler="float"):
+                 noise="gaussian", rng, sampler="discrete"):
         check_sampler(sampler)
         if noise not in _NOISES:
             raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}.")
@@ -391,7 +391,7 @@ def _levels_touched(horizon, n_leaves):
 
 
 def tree_event(*, noise_multiplier, horizon, noise="gaussian", n_leaves=None,
-               sampler="float"):
+               sampler="discrete"):
     """Cost of a :class:`PrivatePrefixSum` (without building one).
 
     A leaf lies in one node per level and nodes have independent noise, so the

@@ -42,7 +42,7 @@ def _base(algorithm, common, rng):
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0,
-                sampler="float"):
+                sampler="discrete"):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise_factor`` scales the calibrated noise; only the audit tests set it
@@ -87,7 +87,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
              epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0,
-             sampler="float"):
+             sampler="discrete"):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd.
 

@@ -57,13 +57,13 @@ class PrivateFTAL(RoundBuffer):
     centre : {"origin", "published"}
         Where the quadratic surrogates are centred: PFTAL on the penalised
         loss ("origin", the seed), or FTRL-Proximal ("published").
-    sampler : {"float", "discrete"}
+    sampler : {"discrete", "float"}, default="discrete"
         Node noise of the tree (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
     """
 
     def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
                  horizon=None, noise_multiplier, noise="gaussian", rng, centre="origin",
-                 sampler="float"):
+                 sampler="discrete"):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss

@@ -201,14 +201,14 @@ class PrivateQuadraticFTL:
     intercept : float or None
         Value of a constant column appended to every row (the last model
         coordinate); ``row_bound`` must already include it.
-    sampler : {"float", "discrete"}
+    sampler : {"discrete", "float"}, default="discrete"
         Node noise of the tree; the discrete path rounds each round's leaf
         on its own (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
     """
 
     def __init__(self, *, n_features, alpha, row_bound, label_bound,
                  noise_multiplier, horizon, batch_size=1, noise="gaussian",
-                 rng, V_scale=None, u_scale=None, intercept=None, sampler="float"):
+                 rng, V_scale=None, u_scale=None, intercept=None, sampler="discrete"):
         self.n_features = int(n_features)
         self.intercept = intercept
         self.alpha = float(alpha)
@@ -336,7 +336,7 @@ class PrivateQuadraticFTL:
 
 def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
                    noise="gaussian", rng, V_scale=None, u_scale=None, intercept=None,
-                   sampler="float"):
+                   sampler="discrete"):
     """One private release of the ridge model on all rows (``fit``'s path).
 
     One noisy copy of the leaf sum z (see the module notes) instead of a tree:
@@ -374,6 +374,6 @@ def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
     return shrink_ridge(coef, u, traces, (std * u_scale) ** 2), mech.event
 
 
-def one_shot_event(noise_multiplier, noise, sampler="float"):
+def one_shot_event(noise_multiplier, noise, sampler="discrete"):
     """Event of :func:`one_shot_ridge` for a given multiplier (for calibration)."""
     return noise_event(noise_multiplier, noise, sampler)

@@ -56,7 +56,7 @@ class MutualInformationOGD(RoundBuffer):
         Per-row noise in units of the per-row sensitivity (0: no noise).
     noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
-    sampler : {"float", "discrete"}
+    sampler : {"discrete", "float"}, default="discrete"
         ``"discrete"``: the round's gradient sum gets one exact discrete
         noise draw (:func:`skdpol.mechanisms.perturb`) whose multiplier,
         sqrt(sum of the rows' noise variances) over the largest row
@@ -66,7 +66,7 @@ class MutualInformationOGD(RoundBuffer):
 
     def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
                  horizon=None, feedback="full", noise_multiplier, noise="gaussian", rng,
-                 sampler="float"):
+                 sampler="discrete"):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         if feedback not in ("full", "bandit"):

@@ -108,7 +108,7 @@ def steps_per_round(batch_size, max_iter):
     return int(min(max_iter, max(1, math.ceil(batch_size / ROWS_PER_STEP))))
 
 
-def round_event(noise_multiplier, n_steps, noise="gaussian", sampler="float"):
+def round_event(noise_multiplier, n_steps, noise="gaussian", sampler="discrete"):
     """Cost of one round (and so of a whole stream of disjoint rounds)."""
     if noise_multiplier == 0:
         return NoOpDpEvent()
@@ -136,7 +136,7 @@ class NoisyGradientDescent(RoundBuffer):
         Per-step noise over the step's sensitivity (0: no noise).
     noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
-    sampler : {"float", "discrete"}
+    sampler : {"discrete", "float"}, default="discrete"
     momentum : float, default=0.9
     residual_bound : float or None, default=None
         C of the Huber loss used when ``loss`` is None (the kernel model's
@@ -166,7 +166,7 @@ class NoisyGradientDescent(RoundBuffer):
     """
 
     def __init__(self, *, n_features, row_bound, alpha, batch_size, horizon, max_iter,
-                 noise_multiplier, noise, rng, sampler="float", momentum=0.9,
+                 noise_multiplier, noise, rng, sampler="discrete", momentum=0.9,
                  residual_bound=None, loss=None, n_steps=None, learning_rate=None):
         if (loss is None) == (residual_bound is None):
             raise ValueError("give exactly one of loss and residual_bound.")

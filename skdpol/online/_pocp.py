@@ -78,14 +78,14 @@ class OutputPerturbation:
     calibration : {"tight", "paper"}
     rng : numpy.random.Generator
         Curator state.
-    sampler : {"float", "discrete"}
+    sampler : {"discrete", "float"}, default="discrete"
         Floating-point noise, or the hardened exact discrete noise
         (:func:`skdpol.mechanisms.perturb`); discrete Gaussian releases are
         accounted as zCDP (their rhos add up).
     """
 
     def __init__(self, base, *, epsilon, delta, noise, calibration="tight", rng,
-                 noise_factor=1.0, sampler="float"):
+                 noise_factor=1.0, sampler="discrete"):
         self.base = base
         self.noise = noise
         self.sampler = sampler
@@ -177,7 +177,7 @@ def paper_offline_multiplier(epsilon, delta):
 
 
 def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tight",
-                    noise_factor=1.0, sampler="float"):
+                    noise_factor=1.0, sampler="discrete"):
     """POL: one pass of ``base``, then one noisy release of the averaged iterate.
 
     The tight calibration averages the last half of the iterates (suffix

@@ -85,7 +85,7 @@ class SubmodularPFTAL(RoundBuffer):
     horizon : int or None
     noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
-    sampler : {"float", "discrete"}
+    sampler : {"discrete", "float"}, default="discrete"
     leaf_bound : {"auto", "range", "modular"}
         "auto" is "modular" for full information with a built-in cost
         (one with ``public`` and ``modular`` parts), "range" otherwise.
@@ -113,7 +113,7 @@ class SubmodularPFTAL(RoundBuffer):
 
     def __init__(self, *, n_items, cost=None, cost_bound=None, alpha, noise_multiplier,
                  feedback="full", mu=0.1, batch_size=1, horizon=None, noise="gaussian",
-                 rng, sampler="float", leaf_bound="auto"):
+                 rng, sampler="discrete", leaf_bound="auto"):
         super().__init__(n_features=n_items, n_outputs=1, batch_size=batch_size,
                          horizon=horizon)
         if feedback not in ("full", "bandit"):
