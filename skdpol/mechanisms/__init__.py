@@ -1,5 +1,6 @@
 """Noise mechanisms, each with the ``DpEvent`` stating its cost."""
 
+from ._blt import BLTPrefixSum
 from ._discrete import SAMPLERS
 from ._gaussian import GaussianMechanism
 from ._laplace import L2LaplaceMechanism, LaplaceMechanism
@@ -8,6 +9,7 @@ from ._packing import pack_symmetric, packed_dim, unpack_symmetric
 from ._tree import PrivatePrefixSum, tree_event
 
 __all__ = [
+    "BLTPrefixSum",
     "GaussianMechanism",
     "L2LaplaceMechanism",
     "LaplaceMechanism",
