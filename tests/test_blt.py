@@ -6,6 +6,7 @@ the stream against its own predicted noise, dp-accounting and an audit.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -15,10 +16,11 @@ from dp_accounting import GaussianDpEvent
 from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
 from skdpol.audit import epsilon_lower_bound
 from skdpol.exceptions import BudgetExhaustedError
-from skdpol.mechanisms import BLTPrefixSum
+from skdpol.mechanisms import BLTPrefixSum, noise_event
 from skdpol.mechanisms._blt import (
     BLT,
     _series_one,
+    encoding_error_bound,
     optimal_blt,
     sqrt_factorization_errors,
     tree_errors,
@@ -73,9 +75,9 @@ def test_an_optimised_blt_is_within_two_percent_of_the_sqrt_factorisation(n):
     assert rmse < tree_errors(n)[1] / 2.5
 
 
-def _stream(n=64, dim=3, multiplier=1.0, seed=0, **kw):
+def _stream(n=64, dim=3, multiplier=1.0, seed=0, sampler="discrete", **kw):
     return BLTPrefixSum(dim=dim, sensitivity=2.0, noise_multiplier=multiplier, horizon=n,
-                        rng=np.random.default_rng(seed), sampler="float", **kw)
+                        rng=np.random.default_rng(seed), sampler=sampler, **kw)
 
 
 def test_without_noise_the_releases_are_the_prefix_sums():
@@ -87,15 +89,59 @@ def test_without_noise_the_releases_are_the_prefix_sums():
     np.testing.assert_allclose(blt.exact_total, leaves.sum(axis=0))
 
 
-def test_the_noise_has_the_predicted_std_and_the_stream_one_gaussian_event():
+@pytest.mark.parametrize("sampler", ["discrete", "float"])
+def test_the_noise_has_the_predicted_std_and_the_stream_one_gaussian_event(sampler):
     n, runs = 64, 1500
-    draws = np.stack([_stream(n=n, dim=20, seed=s).prefix_releases(np.zeros((n, 20)))
-                      for s in range(runs)])  # (runs, n, dim): noise before each leaf
-    blt = _stream(n=n)
+    draws = np.stack([_stream(n=n, dim=20, seed=s, sampler=sampler).prefix_releases(
+        np.full((n, 20), 0.3)) for s in range(runs)])  # (runs, n, dim): before each leaf
+    draws -= 0.3 * np.arange(n)[None, :, None]
+    blt = _stream(n=n, sampler=sampler)
     for t in (1, 7, 33, 63):
         assert draws[:, t].std() == pytest.approx(blt.noise_std_at(t)[0], rel=0.03)
-    assert blt.noise_std == pytest.approx(1.0 * 2.0 * blt.blt.sensitivity(n))
-    assert isinstance(blt.event(), GaussianDpEvent) and blt.event().noise_multiplier == 1.0
+        assert abs(draws[:, t].mean()) < 4 * blt.noise_std_at(t)[0] / math.sqrt(runs * 20)
+    # the grid path: the stream's sensitivity inflated by ~2^-9 at most
+    assert 1.0 <= blt.noise_std / (2.0 * blt.blt.sensitivity(n)) <= 1.0 + 2.0**-8
+    if sampler == "float":
+        assert isinstance(blt.event(), GaussianDpEvent) and blt.event().noise_multiplier == 1.0
+    else:
+        assert blt.event().rho == pytest.approx(0.5)
+
+
+def test_the_float_encoders_error_stays_within_its_bound():
+    # the exact (C x)_t in rationals against the float encoder, leaves at the
+    # bound's edge (the bound is for any leaves in [-X, X])
+    n = 300
+    blt = optimal_blt(10**6, 4)  # slow decays: the hardest case for the bound
+    rng = np.random.default_rng(0)
+    X = 1e6
+    leaves = rng.choice([-X, X], size=n) * rng.uniform(0.9, 1.0, size=n)
+    omega, theta = np.asarray(blt.omega), np.asarray(blt.theta)
+    enc, exact_enc = np.zeros(4), [Fraction(0)] * 4
+    worst = 0.0
+    for x in leaves:
+        v = x + (omega * enc).sum()
+        exact = Fraction(float(x)) + sum(Fraction(float(w)) * e for w, e in zip(omega, exact_enc))
+        worst = max(worst, abs(float(Fraction(float(v)) - exact)))
+        enc = theta * enc + x
+        exact_enc = [Fraction(float(t)) * e + Fraction(float(x)) for t, e in zip(theta, exact_enc)]
+    assert worst <= encoding_error_bound(blt, X)
+
+
+def test_a_grid_release_depends_on_the_leaves_only_through_the_grid():
+    leaves = np.random.default_rng(3).uniform(-0.5, 0.5, size=(30, 3))
+    a, b = _stream(), _stream()
+    a.add_leaves(leaves)
+    b.add_leaves(leaves * (1 + 1e-14))  # the same integers y, other low bits
+    assert a.release().tobytes() == b.release().tobytes()
+    f, g = _stream(sampler="float"), _stream(sampler="float")
+    f.add_leaves(leaves)
+    g.add_leaves(leaves * (1 + 1e-14))
+    assert f.release().tobytes() != g.release().tobytes()
+    # leaves beyond the bound are clipped to it
+    c, d = _stream(leaf_bound=1.0), _stream(leaf_bound=1.0)
+    c.add_leaves(np.full((5, 3), 7.0))
+    d.add_leaves(np.full((5, 3), 1.0))
+    assert c.release().tobytes() == d.release().tobytes()
 
 
 def test_releases_do_not_depend_on_chunking_and_the_horizon_is_kept():
@@ -112,9 +158,9 @@ def test_releases_do_not_depend_on_chunking_and_the_horizon_is_kept():
     assert blt.n_leaves == 6
     with pytest.raises(ValueError, match="one leaf"):
         blt.add(np.ones(3), 2)
-    with pytest.raises(ValueError, match="sampler='float' only"):
+    with pytest.raises(ValueError, match="noise_sampler must be one of"):
         BLTPrefixSum(dim=1, sensitivity=1.0, noise_multiplier=1.0, horizon=8,
-                     rng=np.random.default_rng(0), sampler="discrete")
+                     rng=np.random.default_rng(0), sampler="exact")
 
 
 def test_a_refreshed_key_changes_only_the_steps_after_it():
@@ -130,37 +176,41 @@ def test_a_refreshed_key_changes_only_the_steps_after_it():
 
 
 @pytest.mark.parametrize("eps", [0.5, 2.0])
-def test_calibration_matches_dp_accounting(eps):
-    m = calibrate_noise_multiplier(GaussianDpEvent, eps, 1e-5)
-    blt = _stream(multiplier=m)
+@pytest.mark.parametrize("sampler", ["discrete", "float"])
+def test_calibration_matches_dp_accounting(eps, sampler):
+    m = calibrate_noise_multiplier(lambda m: noise_event(m, "gaussian", sampler), eps, 1e-5)
+    blt = _stream(multiplier=m, sampler=sampler)
     spent, how = epsilon_spent(blt.event(), 1e-5)
-    assert spent == pytest.approx(eps, rel=1e-6) and how == "gdp"
+    assert spent == pytest.approx(eps, rel=1e-6)
+    assert how == ("gdp" if sampler == "float" else "zcdp")
 
 
-def _audit_stats(n, s, sign, runs, cut, seed0):
+def _audit_stats(n, s, sign, runs, cut, seed0, sampler):
     # neighbours: leaf s is +1 or -1 (sensitivity 2); the statistic is the
     # likelihood-ratio direction of the whole public sequence: re-encode the
     # releases into y = C A^-1 S and project on C e_s
     blt0 = _stream(n=n, dim=1)
     C = scipy.linalg.toeplitz(blt0.blt.coefficients(n), np.zeros(n))
-    m = calibrate_noise_multiplier(GaussianDpEvent, 1.0, 1e-5) / cut
+    m = calibrate_noise_multiplier(lambda m: noise_event(m, "gaussian", sampler), 1.0,
+                                   1e-5) / cut
     leaves = np.zeros((n, 1))
     leaves[s] = sign
     out = np.empty(runs)
     for r in range(runs):
-        blt = _stream(n=n, dim=1, multiplier=m, seed=seed0 + r)
+        blt = _stream(n=n, dim=1, multiplier=m, seed=seed0 + r, sampler=sampler)
         S = np.append(blt.prefix_releases(leaves)[1:, 0], blt.release()[0])
         y = C @ np.diff(S, prepend=0.0)
         out[r] = C[:, s] @ y
     return out
 
 
-def test_the_blt_stream_audit_holds_and_a_tenfold_cut_is_caught(audit_runs):
+@pytest.mark.parametrize("sampler", ["discrete", "float"])
+def test_the_blt_stream_audit_holds_and_a_tenfold_cut_is_caught(audit_runs, sampler):
     n, s = 32, 5
-    d = _audit_stats(n, s, -1.0, audit_runs, 1.0, 0)
-    d_prime = _audit_stats(n, s, 1.0, audit_runs, 1.0, 10**6)
+    d = _audit_stats(n, s, -1.0, audit_runs, 1.0, 0, sampler)
+    d_prime = _audit_stats(n, s, 1.0, audit_runs, 1.0, 10**6, sampler)
     eps, _ = epsilon_lower_bound(d, d_prime, 1e-5, confidence=0.99)
     assert eps <= 1.0
-    d = _audit_stats(n, s, -1.0, audit_runs, 10.0, 0)
-    d_prime = _audit_stats(n, s, 1.0, audit_runs, 10.0, 10**6)
+    d = _audit_stats(n, s, -1.0, audit_runs, 10.0, 0, sampler)
+    d_prime = _audit_stats(n, s, 1.0, audit_runs, 10.0, 10**6, sampler)
     assert epsilon_lower_bound(d, d_prime, 1e-5)[0] > 1.0

@@ -40,6 +40,10 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize
 
+from ..exceptions import BudgetExhaustedError
+from ._discrete import _SLACK, check_sampler, discrete_noise, grid_step
+from ._noise import noise_event
+
 __all__ = ["BLT", "BLTPrefixSum", "optimal_blt", "sqrt_factorization_errors", "tree_errors"]
 
 
@@ -247,6 +251,35 @@ def tree_errors(n):
     return math.sqrt(levels * bits.max()), math.sqrt(levels * float(np.mean(bits)))
 
 
+# ------------------------------------------------- the grid path's error bound
+_U = 2.0**-53  # unit roundoff of float64
+
+
+def encoding_error_bound(blt, leaf_bound):
+    """Largest error of the float encoder's ``(C x)_t``, for any stream of
+    leaves with coordinates in [-leaf_bound, leaf_bound] (same units).
+
+    Buffer j runs P <- fl(fl(theta P) + x): each step errs by at most
+    (2u + u^2) |theta| |P^| + u X, and errors decay by theta, so by induction
+    |P^ - P| <= B_j = ((2u + u^2) theta P_max + u X) / (1 - theta - (2u + u^2) theta)
+    with P_max = X / (1 - theta). The output x + sum_j omega_j P^_j is a sum of
+    buffers + 1 terms (error <= gamma_(d+2) times the sum of magnitudes,
+    gamma_k = k u / (1 - k u), any summation order) on top of
+    sum_j omega_j B_j. Data-independent: it reads the bounds only.
+    """
+    X = float(leaf_bound)
+    w, t = np.asarray(blt.omega), np.abs(np.asarray(blt.theta))
+    a = 2.0 * _U + _U**2
+    p_max = X / (1.0 - t)
+    denominator = 1.0 - t - a * t
+    if np.any(denominator <= 0):
+        return math.inf
+    B = (a * t * p_max + _U * X) / denominator
+    k = w.size + 2
+    gamma = k * _U / (1.0 - k * _U)
+    return float((w * B).sum() + gamma * (X + (w * (p_max + B)).sum()))
+
+
 # --------------------------------------------------------------- the stream
 class BLTPrefixSum:
     """Continual release of prefix sums through a BLT factorisation.
@@ -265,11 +298,19 @@ class BLTPrefixSum:
     (in units of sensitivity x multiplier) is 3.8 / 4.5 / 5.3 instead of
     9.8 / 12.1 / 14.4 (``python benchmarks/bench_prefix_sums.py``).
 
-    Only ``sampler="float"`` for now: the hardened grid path needs ``C x``
-    rounded to a grid with a sensitivity bound that covers the floating-point
-    error of the encoding, whose buffers decay over ~horizon steps (a bound
-    of order u max|x| / (1 - theta)^2, far above a grid step at 10^6 steps);
-    the estimators keep the tree, whose integer node sums are exact.
+    **The grid path** (``sampler="discrete"``, the default): y is published
+    on a grid, ``y_t = rint((C x)_t / g) + Z_t`` with exact discrete Gaussian
+    integers Z (:mod:`._discrete`), and decoded from there, so the release's
+    low-order bits carry nothing but y. Leaves are clipped to
+    ``[-leaf_bound, leaf_bound]`` per coordinate. The encoder runs in float64;
+    :func:`encoding_error_bound` bounds its error E for any leaves within
+    the bound (from the bounds only), and rounding moves a coordinate by at
+    most 1/2 more, so between neighbours the integers move by at most
+    ``sens(C) Delta / g + (2 E + 1) sqrt(dim n)`` in L2 over the stream
+    (Minkowski: the replaced leaf's column of C plus at most 2 E + 1 per
+    coordinate and step). The grid ``g <= Delta / (1024 sqrt(dim n))`` makes
+    that ``sens(C) Delta (1 + ~2^-9)``; a coarser grid is taken if E > 1/2.
+    Accounted as zCDP (``noise_event(m, sampler="discrete")``).
 
     Parameters
     ----------
@@ -282,7 +323,11 @@ class BLTPrefixSum:
         Leaves planned; the BLT is optimised for it and the stream refuses more.
     rng : numpy.random.Generator
         Used once, to draw the secret key of the noise.
-    sampler : {"float"}
+    sampler : {"discrete", "float"}, default="discrete"
+    leaf_bound : float, optional
+        Bound on every coordinate of every leaf (default: ``sensitivity``,
+        which covers leaves of norm <= sensitivity / 2 or <= sensitivity).
+        Grid path only; larger coordinates are clipped.
     buffers : int, default=4
     error : {"rms", "max"}, default="rms"
         What the BLT minimises: the mean or the last prefix sum's variance.
@@ -292,18 +337,15 @@ class BLTPrefixSum:
     >>> import numpy as np
     >>> from skdpol.mechanisms import BLTPrefixSum
     >>> blt = BLTPrefixSum(dim=2, sensitivity=2.0, noise_multiplier=1.0, horizon=64,
-    ...                    rng=np.random.default_rng(0), sampler="float")
-    >>> blt.add(np.array([3.0, 4.0]), 1)
+    ...                    rng=np.random.default_rng(0))
+    >>> blt.add(np.array([0.6, 0.8]), 1)
     >>> blt.release().shape
     (2,)
     """
 
-    def __init__(self, *, dim, sensitivity, noise_multiplier, horizon, rng, sampler="float",
-                 buffers=4, error="rms"):
-        if sampler != "float":
-            raise ValueError("BLTPrefixSum supports sampler='float' only (the grid path is "
-                             "not built: see its docstring); use PrivatePrefixSum for the "
-                             "hardened sampler.")
+    def __init__(self, *, dim, sensitivity, noise_multiplier, horizon, rng, sampler="discrete",
+                 leaf_bound=None, buffers=4, error="rms"):
+        check_sampler(sampler)
         if horizon is None or int(horizon) < 1:
             raise ValueError(f"a BLT needs a horizon >= 1, got {horizon!r}.")
         if error not in ("rms", "max"):
@@ -319,13 +361,39 @@ class BLTPrefixSum:
         self._omega = np.asarray(self.blt.omega)[:, None]
         lam, nu = self.blt.inverse
         self._lam, self._nu = lam[:, None], nu[:, None]
+        self._step_size = None  # the grid g (discrete path with noise)
+        if sampler == "discrete" and self.noise_multiplier > 0 and self.sensitivity > 0:
+            self._set_grid(self.sensitivity if leaf_bound is None else float(leaf_bound))
         self._enc = np.zeros((self._theta.shape[0], self.dim))  # C's buffers (secret)
-        self._dec = np.zeros((lam.size, self.dim))  # C^-1's buffers (public: of y)
+        self._dec = np.zeros((lam.size, self.dim))  # C^-1's buffers (of y: public)
         self._rng = np.random.Generator(np.random.Philox(
             key=rng.integers(0, 2**64, size=2, dtype=np.uint64)))
+        self._pool = np.zeros((0, self.dim))  # pre-drawn integer noise (secret)
         self._t = 0
         self._total = np.zeros(self.dim)  # exact sum (secret)
         self._released = np.zeros(self.dim)  # decoded prefix sum (public)
+
+    def _set_grid(self, leaf_bound):
+        n_coords = self.dim * self.horizon
+        g = grid_step(self.sensitivity, n_coords)
+        for _ in range(64):  # coarser while the float encoder could err by > 1/2 step
+            E = encoding_error_bound(self.blt, leaf_bound / g)
+            if E <= 0.5:
+                break
+            g *= 2.0
+        else:  # pragma: no cover - bounds only, never data
+            raise ValueError("no grid keeps the BLT encoder's error below half a step.")
+        peak = leaf_bound / g * (1.0 + float(np.sum(np.asarray(self.blt.omega)
+                                                    / (1.0 - np.asarray(self.blt.theta)))))
+        if peak >= 2.0**50:
+            raise ValueError("the BLT encoder's integers could pass 2^50 grid steps "
+                             "(exact float64 range); lower leaf_bound or the horizon.")
+        self.leaf_bound = float(leaf_bound)
+        self._step_size = g
+        self._grid_error = E
+        # L2 sensitivity of the integers y over the whole stream, in grid units
+        self._grid_sensitivity = (self.stream_sensitivity * (1 + _SLACK) / g
+                                  + (2.0 * E + 1.0) * math.sqrt(n_coords))
 
     @property
     def n_leaves(self):
@@ -338,7 +406,9 @@ class BLTPrefixSum:
 
     @property
     def noise_std(self):
-        """Per-coordinate std of each step's z."""
+        """Per-coordinate std (an upper bound on the discrete path) of each step's z."""
+        if self._step_size is not None:
+            return self.noise_multiplier * self._grid_sensitivity * self._step_size
         return self.noise_multiplier * self.stream_sensitivity
 
     def refresh_noise(self, rng):
@@ -350,22 +420,38 @@ class BLTPrefixSum:
         """
         self._rng = np.random.Generator(np.random.Philox(
             key=rng.integers(0, 2**64, size=2, dtype=np.uint64)))
+        self._pool = np.zeros((0, self.dim))
 
     def check_room(self, n_leaves):
         if self._t + n_leaves > self.horizon:
-            from ..exceptions import BudgetExhaustedError
             raise BudgetExhaustedError(
                 f"adding {n_leaves} leaves to the {self._t} already seen would "
                 f"pass the horizon of {self.horizon}; nothing was added.")
 
+    def _integer_noise(self):
+        # blocks of ~4,096 coordinates per sampler call; a function of the key
+        # and the number of steps drawn, not of how leaves are chunked
+        if self._pool.shape[0] == 0:
+            steps = max(1, min(4096 // max(self.dim, 1), self.horizon))
+            scale = self.noise_multiplier * self._grid_sensitivity
+            self._pool = discrete_noise(self._rng, steps * self.dim, scale).reshape(
+                steps, self.dim)
+        z, self._pool = self._pool[0], self._pool[1:]
+        return z
+
     def _step(self, x):
         # y_t = x_t + sum_j omega_j enc_j;  enc_j <- theta_j enc_j + x_t
-        y = x + (self._omega * self._enc).sum(axis=0)
-        if self.noise_multiplier > 0:
-            y = y + self._rng.standard_normal(self.dim) * self.noise_std
-        # v_t = y_t + sum_j nu_j dec_j;  dec_j <- lam_j dec_j + y_t
-        v = y + (self._nu * self._dec).sum(axis=0)
+        if self._step_size is not None:  # grid units (g a power of two: exact)
+            x = np.clip(x, -self.leaf_bound, self.leaf_bound) / self._step_size
+            v = x + (self._omega * self._enc).sum(axis=0)
+            y = (np.rint(v) + self._integer_noise()) * self._step_size
+        else:
+            y = x + (self._omega * self._enc).sum(axis=0)
+            if self.noise_multiplier > 0:
+                y = y + self._rng.standard_normal(self.dim) * self.noise_std
         self._enc = self._theta * self._enc + x
+        # the decoder post-processes y: v_t = y_t + sum_j nu_j dec_j
+        v = y + (self._nu * self._dec).sum(axis=0)
         self._dec = self._lam * self._dec + y
         self._released = self._released + v
 
@@ -403,6 +489,6 @@ class BLTPrefixSum:
 
     def event(self, n_leaves=None):
         """One Gaussian mechanism of multiplier ``noise_multiplier`` for the
-        whole planned stream (a prefix of it costs no more)."""
-        from ._noise import noise_event
-        return noise_event(self.noise_multiplier, "gaussian", "float")
+        whole planned stream (a prefix of it costs no more); zCDP on the
+        grid path."""
+        return noise_event(self.noise_multiplier, "gaussian", self.sampler)
