@@ -48,6 +48,7 @@ ESTIMATOR_CASES = {
     "fit (noisy GD), discrete noise": (dict(noise_sampler="discrete"), "fit"),
     "ftrl partial_fit, discrete noise": (dict(noise_sampler="discrete"), "partial_fit"),
     "fit (POL), discrete noise": (dict(algorithm="ftal", noise_sampler="discrete"), "fit"),
+    "ftrl partial_fit, BLT prefix sums": (dict(mechanism="blt"), "partial_fit"),
 }
 
 

@@ -90,6 +90,13 @@ default="auto"
     {horizon}
     {noise_calibration}
     {noise_sampler}
+    mechanism : {{"tree", "blt"}}, default="tree"
+        How a stream's prefix sums are released ("ftrl" and "ftal"): the
+        binary tree of the seeds, or a buffered linear Toeplitz (BLT) matrix
+        factorisation (:class:`~skdpol.mechanisms.BLTPrefixSum`), which
+        needs ``horizon`` and ``delta > 0`` and adds ~2.6x less noise to each
+        prefix sum at 10^4 rounds (docs/benchmarks/prefix_sums.md). Fixed
+        when a stream starts.
     {fit_intercept}
     {random_state}
 
@@ -169,12 +176,13 @@ default="auto"
         **SHARED_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
         "algorithm": [StrOptions({"auto", "ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd"})],
+        "mechanism": [StrOptions({"tree", "blt"})],
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
                  algorithm="auto", feedback="full", batch_size="auto", horizon=None,
-                 noise_calibration="tight", noise_sampler="discrete", fit_intercept=True,
-                 random_state=None):
+                 noise_calibration="tight", noise_sampler="discrete", mechanism="tree",
+                 fit_intercept=True, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -185,6 +193,7 @@ default="auto"
         self.horizon = horizon
         self.noise_calibration = noise_calibration
         self.noise_sampler = noise_sampler
+        self.mechanism = mechanism
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 

@@ -44,7 +44,7 @@ from ..exceptions import BudgetExhaustedError
 from ._discrete import _SLACK, check_sampler, discrete_noise, grid_step
 from ._noise import noise_event
 
-__all__ = ["BLT", "BLTPrefixSum", "optimal_blt", "sqrt_factorization_errors", "tree_errors"]
+__all__ = ["BLT", "BLTPrefixSum", "blt_for_horizon", "optimal_blt", "sqrt_factorization_errors", "tree_errors"]
 
 
 def _series_one(q, n, weighted):
@@ -225,6 +225,17 @@ def optimal_blt(horizon, buffers=4, error="rms"):
     return BLT(tuple(float(v) for v in omega), tuple(float(v) for v in theta))
 
 
+def blt_for_horizon(horizon, buffers=4, error="rms"):
+    """The BLT a stream of ``horizon`` steps uses: the stored design for the
+    next power of two (4 buffers, RMSE; :mod:`._blt_designs`) when there is
+    one, else :func:`optimal_blt`."""
+    from ._blt_designs import DESIGNS
+    k = max(1, (int(horizon) - 1).bit_length())
+    if buffers == 4 and error == "rms" and k in DESIGNS:
+        return BLT(*DESIGNS[k])
+    return optimal_blt(int(horizon), buffers, error)
+
+
 # ------------------------------------------------------- reference points
 def sqrt_factorization_errors(n):
     """(sensitivity x max error, sensitivity x rms error) of C = A^1/2.
@@ -355,7 +366,7 @@ class BLTPrefixSum:
         self.noise_multiplier = float(noise_multiplier)
         self.horizon = int(horizon)
         self.sampler = sampler
-        self.blt = optimal_blt(self.horizon, int(buffers), error)
+        self.blt = blt_for_horizon(self.horizon, int(buffers), error)
         self.stream_sensitivity = self.sensitivity * self.blt.sensitivity(self.horizon)
         self._theta = np.asarray(self.blt.theta)[:, None]
         self._omega = np.asarray(self.blt.omega)[:, None]

@@ -3,7 +3,8 @@
 import math
 
 from ..accounting import calibrate_noise_multiplier
-from ..mechanisms import noise_event, tree_event
+from ..mechanisms import noise_event
+from ..mechanisms._prefix import prefix_sum_event
 from ._ftal import PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD
@@ -42,12 +43,13 @@ def _base(algorithm, common, rng):
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0,
-                sampler="discrete"):
+                sampler="discrete", mechanism="tree"):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise_factor`` scales the calibrated noise; only the audit tests set it
     (below 1, to check that an under-noised release is caught). ``sampler``
-    picks the float or the hardened discrete noise path.
+    picks the float or the hardened discrete noise path; ``mechanism`` the
+    prefix sums' release of ftal / ftrl ("tree" or "blt").
     """
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=horizon)
@@ -68,12 +70,12 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         m = 0.0
         if private:
             m = calibrate_noise_multiplier(
-                lambda m: tree_event(noise_multiplier=m, horizon=horizon, noise=noise,
-                                     sampler=sampler),
+                lambda m: prefix_sum_event(mechanism, noise_multiplier=m, horizon=horizon,
+                                           noise=noise, sampler=sampler),
                 epsilon, 0.0 if noise == "laplace" else delta) * noise_factor
         return PrivateFTAL(**common, noise_multiplier=m, noise=noise, rng=rng,
                            centre="published" if algorithm == "ftrl" else "origin",
-                           sampler=sampler)
+                           sampler=sampler, mechanism=mechanism)
     if algorithm == "mi-ogd":
         m = 0.0
         if private:

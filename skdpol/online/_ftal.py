@@ -32,7 +32,7 @@ alpha-strongly convex); it is measured instead (docs/algorithms/ftal.md).
 
 import numpy as np
 
-from ..mechanisms import PrivatePrefixSum
+from ..mechanisms._prefix import prefix_sum_mechanism
 from ._rounds import RoundBuffer, project_ball
 
 
@@ -59,21 +59,27 @@ class PrivateFTAL(RoundBuffer):
         loss ("origin", the seed), or FTRL-Proximal ("published").
     sampler : {"discrete", "float"}, default="discrete"
         Node noise of the tree (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
+    mechanism : {"tree", "blt"}, default="tree"
+        How the prefix sums are released: the binary tree of the seeds, or a
+        BLT factorisation (:class:`~skdpol.mechanisms.BLTPrefixSum`, a known
+        horizon only; ~2.6x less noise at 10^4 rounds).
     """
 
     def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
                  horizon=None, noise_multiplier, noise="gaussian", rng, centre="origin",
-                 sampler="discrete"):
+                 sampler="discrete", mechanism="tree"):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
         self.radius = float(radius)
         self.alpha = float(alpha)
         self.lipschitz = loss.lipschitz(row_bound, radius)
-        self._tree = PrivatePrefixSum(
-            dim=self.n_outputs * self.n_features, sensitivity=2.0 * self.lipschitz,
+        self._tree = prefix_sum_mechanism(
+            mechanism, dim=self.n_outputs * self.n_features, sensitivity=2.0 * self.lipschitz,
             noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
             sampler=sampler,
+            # a leaf sums batch_size gradients of norm <= lipschitz
+            leaf_bound=self.batch_size * self.lipschitz,
         )
         if centre not in ("origin", "published"):
             raise ValueError(f"centre must be 'origin' or 'published', got {centre!r}.")
