@@ -334,7 +334,8 @@ def test_ftrl_regret_on_the_unpenalised_loss_is_sublinear():
                                alpha=0.5, row_bound=1.0, batch_size=1, horizon=T,
                                epsilon=10.0, delta=1e-5, noise="gaussian",
                                calibration="tight", feedback="full",
-                               rng=np.random.default_rng(seed))
+                               rng=np.random.default_rng(seed),
+                               sampler="float")  # the noise of the measured figures
             runs.append(_regret(X[:T], y[:T], algo.learn(X[:T], y[:T], trace=True), 0.0))
         regrets.append(np.mean(runs))
     slope = np.polyfit(np.log(_T_GRID), np.log(regrets), 1)[0]

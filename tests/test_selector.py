@@ -32,21 +32,36 @@ def test_it_selects_the_rewarding_columns_within_budget():
     assert sel.privacy_spent_.epsilon <= 1.0 + 1e-9 and sel.n_samples_seen_ == 4000
 
 
-def test_the_planted_set_is_found_in_both_modes():
+@pytest.mark.xfail(strict=True, reason=(
+    "known defect, found 2026-11-23: on this stream fit() selects the empty set even at "
+    "epsilon=inf (x_ ~ 0.008 on the planted items), and the planted set at epsilon=1 "
+    "in 2 of 12 seeds; the test passed before only through seed 0's noise"))
+def test_the_planted_set_is_found_with_full_information():
     data = make_submodular_stream(n_items=8, n_rounds=6000, random_state=1)
-    full = PrivateSubmodularSelector(epsilon=1.0, horizon=6000, alpha=0.03,
-                                     random_state=0).fit(data.rows)
-    assert full.support_.tolist() == data.planted.tolist()
+    found = [PrivateSubmodularSelector(epsilon=1.0, horizon=6000, alpha=0.03, random_state=s)
+             .fit(data.rows).support_.tolist() == data.planted.tolist() for s in range(4)]
+    assert sum(found) >= 3
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known defect, found 2026-11-23: over 5 seeds the last 1,500 rounds' regret is "
+    "0.69-1.18 times the first 1,500's (median 1.12); the 0.74 measured before was "
+    "seed 0's noise. Issue 15's live selector work targets it"))
+def test_bandit_regret_falls_on_the_planted_stream():
+    data = make_submodular_stream(n_items=8, n_rounds=6000, random_state=1)
     # bandit: the played set's cost only; regret must still fall (noise-light budget)
-    bandit = PrivateSubmodularSelector(n_items=8, feedback="bandit", epsilon=10.0,
-                                       horizon=6000, alpha=0.03, random_state=0)
-    costs = []
-    for row in data.rows:
-        mask = bandit.ask()
-        costs.append(float(data.expected_cost(mask[None, :])[0]))
-        bandit.tell(float(data.cost(mask[None, :], row)[0]))
-    regret = np.array(costs) - data.optimal_cost
-    assert regret[-1500:].mean() < 0.85 * regret[:1500].mean()  # measured 0.74
+    ratios = []
+    for seed in range(5):
+        bandit = PrivateSubmodularSelector(n_items=8, feedback="bandit", epsilon=10.0,
+                                           horizon=6000, alpha=0.03, random_state=seed)
+        costs = []
+        for row in data.rows:
+            mask = bandit.ask()
+            costs.append(float(data.expected_cost(mask[None, :])[0]))
+            bandit.tell(float(data.cost(mask[None, :], row)[0]))
+        regret = np.array(costs) - data.optimal_cost
+        ratios.append(regret[-1500:].mean() / regret[:1500].mean())
+    assert np.median(ratios) < 0.85
 
 
 @pytest.mark.parametrize("epsilon", [np.inf, 2.0])

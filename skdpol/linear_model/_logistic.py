@@ -90,13 +90,8 @@ default="auto"
     {horizon}
     {noise_calibration}
     {noise_sampler}
-    mechanism : {{"tree", "blt"}}, default="tree"
-        How a stream's prefix sums are released ("ftrl" and "ftal"): the
-        binary tree of the seeds, or a buffered linear Toeplitz (BLT) matrix
-        factorisation (:class:`~skdpol.mechanisms.BLTPrefixSum`), which
-        needs ``horizon`` and ``delta > 0`` and adds ~2.6x less noise to each
-        prefix sum at 10^4 rounds (docs/benchmarks/prefix_sums.md). Fixed
-        when a stream starts.
+    {mechanism}
+        Used by ``"ftrl"`` and ``"ftal"`` streams.
     {fit_intercept}
     {random_state}
 

@@ -14,7 +14,7 @@ from ..accounting import (
     paper_tree_sigma,
 )
 from ..exceptions import PrivacyLeakWarning
-from ..mechanisms import tree_event
+from ..mechanisms._prefix import prefix_sum_event
 from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one_shot_ridge
 from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
@@ -85,6 +85,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     {horizon}
     {noise_calibration}
     {noise_sampler}
+    {mechanism}
+        Used by ``"ftl"`` (the default stream), ``"ftrl"`` and ``"ftal"``.
     {fit_intercept}
     {random_state}
 
@@ -170,12 +172,14 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
                                   "mi-ogd"})],
         "residual_bound": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
+        "mechanism": [StrOptions({"tree", "blt"})],
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
                  alpha=None, algorithm="auto", residual_bound=0.125, feedback="full",
                  batch_size="auto", horizon=None, noise_calibration="tight",
-                 noise_sampler="discrete", fit_intercept=True, random_state=None):
+                 noise_sampler="discrete", mechanism="tree", fit_intercept=True,
+                 random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -188,6 +192,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self.horizon = horizon
         self.noise_calibration = noise_calibration
         self.noise_sampler = noise_sampler
+        self.mechanism = mechanism
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
@@ -332,15 +337,15 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         n_rounds = self._rounds()
         s_V, s_u, m = self._multiplier_and_scales(
             n_rounds,
-            lambda m: tree_event(noise_multiplier=m, horizon=n_rounds, noise=self._noise,
-                                 sampler=self.noise_sampler),
+            lambda m: prefix_sum_event(self.mechanism, noise_multiplier=m, horizon=n_rounds,
+                                       noise=self._noise, sampler=self.noise_sampler),
         )
         self._ftl = PrivateQuadraticFTL(
             n_features=self.n_features_in_ + self.fit_intercept, alpha=self._alpha_for("ftl"),
             row_bound=self._row_bound, label_bound=1.0, noise_multiplier=m,
             horizon=n_rounds, batch_size=self.batch_size_, noise=self._noise,
             rng=self._rng, V_scale=s_V, u_scale=s_u, intercept=self._intercept,
-            sampler=self.noise_sampler,
+            sampler=self.noise_sampler, mechanism=self.mechanism,
         )
 
     def _fit(self, X, y):

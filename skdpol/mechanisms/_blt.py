@@ -33,6 +33,7 @@ Rush, Smith and Thakurta 2022, Theorem 2.1, for the adaptive matrix
 mechanism with Gaussian noise).
 """
 
+import copy
 import dataclasses
 import math
 from functools import lru_cache
@@ -405,6 +406,14 @@ class BLTPrefixSum:
         # L2 sensitivity of the integers y over the whole stream, in grid units
         self._grid_sensitivity = (self.stream_sensitivity * (1 + _SLACK) / g
                                   + (2.0 * E + 1.0) * math.sqrt(n_coords))
+
+    def __copy__(self):
+        # a checkpoint: arrays are replaced, never written in place, but the
+        # generator advances as it draws, so a copy gets its own
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone._rng = copy.deepcopy(self._rng)
+        return clone
 
     @property
     def n_leaves(self):

@@ -55,12 +55,12 @@ import scipy.linalg
 from ..mechanisms import (
     GaussianMechanism,
     L2LaplaceMechanism,
-    PrivatePrefixSum,
     noise_event,
     pack_symmetric,
     packed_dim,
     unpack_symmetric,
 )
+from ..mechanisms._prefix import prefix_sum_mechanism
 
 _SQRT2 = np.sqrt(2.0)
 SHRINK_MARGIN = 2.0
@@ -204,11 +204,14 @@ class PrivateQuadraticFTL:
     sampler : {"discrete", "float"}, default="discrete"
         Node noise of the tree; the discrete path rounds each round's leaf
         on its own (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
+    mechanism : {"tree", "blt"}, default="tree"
+        The prefix sums' release (:func:`~skdpol.mechanisms._prefix.prefix_sum_mechanism`).
     """
 
     def __init__(self, *, n_features, alpha, row_bound, label_bound,
                  noise_multiplier, horizon, batch_size=1, noise="gaussian",
-                 rng, V_scale=None, u_scale=None, intercept=None, sampler="discrete"):
+                 rng, V_scale=None, u_scale=None, intercept=None, sampler="discrete",
+                 mechanism="tree"):
         self.n_features = int(n_features)
         self.intercept = intercept
         self.alpha = float(alpha)
@@ -218,11 +221,16 @@ class PrivateQuadraticFTL:
         self.u_scale = u_scale or default_u
         self.sensitivity = joint_sensitivity(row_bound, label_bound, self.V_scale, self.u_scale)
         self._k = packed_dim(self.n_features)
-        self._tree = PrivatePrefixSum(
-            dim=self._k + self.n_features, sensitivity=self.sensitivity,
+        # a leaf's coordinates: x_i x_j / V_scale and x_i y / u_scale, summed
+        # over the round's rows (row_bound includes the intercept column)
+        leaf_bound = self.batch_size * max(row_bound**2 / self.V_scale,
+                                           row_bound * label_bound / self.u_scale)
+        self._tree = prefix_sum_mechanism(
+            mechanism, dim=self._k + self.n_features, sensitivity=self.sensitivity,
             noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
-            sampler=sampler,
+            sampler=sampler, leaf_bound=leaf_bound,
         )
+        self._per_leaf = sampler == "discrete" or mechanism == "blt"  # no aggregated add
         self._pending = np.zeros(self._k + self.n_features)
         self._n_pending = 0
 
@@ -251,7 +259,8 @@ class PrivateQuadraticFTL:
         b = self.batch_size
         n_complete = (self._n_pending + X.shape[0]) // b
         split = max(n_complete * b - self._n_pending, 0)
-        if n_complete and self._tree.sampler == "discrete":  # each leaf rounded alone
+        per_leaf = getattr(self, "_per_leaf", self._tree.sampler == "discrete")
+        if n_complete and per_leaf:  # each leaf rounded (or encoded) alone
             bounds = [0] + list(range(split - (n_complete - 1) * b, split + 1, b))
             leaves = self._round_leaves(X, y, bounds)
             leaves[0] += self._pending
