@@ -221,8 +221,9 @@ class PrivateQuadraticFTL:
         self.u_scale = u_scale or default_u
         self.sensitivity = joint_sensitivity(row_bound, label_bound, self.V_scale, self.u_scale)
         self._k = packed_dim(self.n_features)
-        # a leaf's coordinates: x_i x_j / V_scale and x_i y / u_scale, summed
-        # over the round's rows (row_bound includes the intercept column)
+        # a leaf's coordinates: x_i x_j / V_scale (sqrt(2) x_i x_j off the
+        # diagonal, still <= R^2 since 2 |x_i x_j| <= ||x||^2) and x_i y / u_scale,
+        # summed over the round's rows (row_bound includes the intercept column)
         leaf_bound = self.batch_size * max(row_bound**2 / self.V_scale,
                                            row_bound * label_bound / self.u_scale)
         self._tree = prefix_sum_mechanism(
