@@ -108,6 +108,7 @@ KWARGS = {
     # skdpol, Adult
     "PrivateOnlineLogistic.fit": dict(),
     "PrivateOnlineLogistic.partial_fit": dict(horizon=ROWS),
+    "PrivateOnlineLogistic.partial_fit, BLT": dict(horizon=ROWS, mechanism="blt"),
     # skdpol, wine
     "PrivateOnlineRegressor.fit": dict(),
     "PrivateOnlineRegressor.partial_fit": dict(horizon=ROWS),
@@ -220,6 +221,12 @@ def run_adult(adult, seeds, epsilons, results):
             model, sec = timed(lambda: stream(pre, est, Xtr, ytr, ADULT_CHUNK,
                                               classes=adult.classes))
             record(results, "adult", "PrivateOnlineLogistic.partial_fit", eps, seed,
+                   model.score(Xte, yte), sec)
+            est = PrivateOnlineLogistic(**kwargs("PrivateOnlineLogistic.partial_fit, BLT", n,
+                                                 **common))
+            model, sec = timed(lambda: stream(pre, est, Xtr, ytr, ADULT_CHUNK,
+                                              classes=adult.classes))
+            record(results, "adult", "PrivateOnlineLogistic.partial_fit, BLT", eps, seed,
                    model.score(Xte, yte), sec)
         sgd = SGDClassifier(**kwargs("SGDClassifier", n, random_state=seed))
         model, sec = timed(lambda: stream(pre, sgd, Xtr, ytr, ADULT_CHUNK,
@@ -404,6 +411,7 @@ def table(results, dataset, methods, epsilons, extra=()):
 
 def report(results, epsilons, seeds, dpl_info, elapsed, quick, note=None):
     adult_methods = ["PrivateOnlineLogistic.fit", "PrivateOnlineLogistic.partial_fit",
+                     "PrivateOnlineLogistic.partial_fit, BLT",
                      "diffprivlib LogisticRegression", "LogisticRegression",
                      "SGDClassifier.partial_fit", "majority class (train)"]
     wine_methods = ["PrivateOnlineRegressor.fit", "PrivateOnlineRegressor.partial_fit",

@@ -57,7 +57,7 @@ def final_release(base, X, y, *, epsilon, delta, noise, sampler="discrete", rng,
     >>> W, event = final_release(base, X, y, epsilon=1.0, delta=1e-5, noise="gaussian",
     ...                          rng=np.random.default_rng(0))
     >>> W.shape, type(event).__name__, bool(np.linalg.norm(W) <= base.radius)
-    ((1, 2), 'GaussianDpEvent', True)
+    ((1, 2), 'ZCDpEvent', True)
     """
     if noise not in ("gaussian", "laplace"):
         raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}.")

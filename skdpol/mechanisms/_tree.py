@@ -91,7 +91,7 @@ class PrivatePrefixSum:
     >>> from skdpol.mechanisms import PrivatePrefixSum
     >>> tree = PrivatePrefixSum(dim=2, sensitivity=2.0, noise_multiplier=1.0,
     ...                         horizon=8, rng=np.random.default_rng(0))
-    >>> tree.add(np.array([3.0, 4.0]), n_leaves=5)
+    >>> tree.add_leaves(np.full((5, 2), 0.5))  # the default (discrete) tree rounds each leaf
     >>> tree.release().shape
     (2,)
     """
