@@ -4,7 +4,7 @@ import numpy as np
 from dp_accounting import LaplaceDpEvent
 
 from ..accounting import pure_dp_event
-from ._discrete import check_sampler
+from ._discrete import check_sampler, discrete_noise, grid_sensitivity, grid_step, quantise
 from ._noise import perturb
 
 
@@ -55,12 +55,19 @@ class LaplaceMechanism:
         value = np.asarray(value, dtype=np.float64)
         if self.sampler == "float":
             return value + self.rng.laplace(0.0, self.scale, size=value.shape)
-        # one value at a time: each is its own scalar release, with the L1
-        # sensitivity of one coordinate (the grid of a 1-d value)
+        # each value is its own scalar release on the 1-d grid; all at once
+        # when every value fits the fine grid, else one at a time (perturb
+        # coarsens the grid of a value huge against its sensitivity)
         flat = value.reshape(-1)
-        out = np.array([perturb(v, sensitivity=self.sensitivity, multiplier=1.0 / self.epsilon,
-                                noise="laplace", sampler="discrete", rng=self.rng)
-                        for v in flat])
+        step = grid_step(self.sensitivity, 1)
+        if flat.size and float(np.max(np.abs(flat))) / step < 2.0**50:
+            scale = grid_sensitivity(self.sensitivity, 1, step, "laplace") / self.epsilon
+            out = (quantise(flat, step) + discrete_noise(self.rng, flat.size, scale,
+                                                         "laplace")) * step
+        else:
+            out = np.array([perturb(v, sensitivity=self.sensitivity,
+                                    multiplier=1.0 / self.epsilon, noise="laplace",
+                                    sampler="discrete", rng=self.rng) for v in flat])
         return out.reshape(value.shape)
 
 
