@@ -311,13 +311,11 @@ class PrivateLinearMixin(StreamMixin):
                     noise_factor=self._noise_factor, sampler=self.noise_sampler)
 
     def _start_gradient_stream(self, loss, n_columns):
-        algorithm = self._algorithm_for(stream=True)
-        extra = {}
-        if algorithm in ("ftal", "ftrl"):  # the estimators with a prefix-sum release
-            extra["mechanism"] = getattr(self, "mechanism", "tree")
-        self._algo = make_stream(algorithm,
+        # mechanism: the prefix sums' release of ftal / ftrl (the others have none)
+        self._algo = make_stream(self._algorithm_for(stream=True),
                                  **self._algorithm_params(loss, n_columns, self.batch_size_, True),
-                                 horizon=self._rounds(), rng=self._rng, **extra)
+                                 horizon=self._rounds(), rng=self._rng,
+                                 mechanism=getattr(self, "mechanism", "tree"))
 
     def _learn_gradient(self, Xa, ya, trace):
         self._algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate

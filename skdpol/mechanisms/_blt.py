@@ -41,9 +41,10 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize
 
-from ..exceptions import BudgetExhaustedError
+from ._blt_designs import DESIGNS
 from ._discrete import _SLACK, check_sampler, discrete_noise, grid_step
 from ._noise import noise_event
+from ._tree import PrefixSumStream
 
 __all__ = ["BLT", "BLTPrefixSum", "blt_for_horizon", "optimal_blt", "sqrt_factorization_errors", "tree_errors"]
 
@@ -57,13 +58,13 @@ def _series_one(q, n, weighted):
     fast."""
     u = 1.0 - q
     if n * abs(u) < 1e-2:
-        top = n + 1 if weighted else n
-        total, term, j = 0.0, float(math.comb(top, 2 if weighted else 1)), 0
+        w = 1 if weighted else 0
+        top = n + w
+        total, term, j = 0.0, float(math.comb(top, 1 + w)), 0
         while True:
             total += term
             j += 1
-            # C(top, j + 1 + w) / C(top, j + w) = (top - j - w) / (j + 1 + w), w = 1 if weighted
-            w = 1 if weighted else 0
+            # C(top, j + 1 + w) / C(top, j + w) = (top - j - w) / (j + 1 + w)
             term *= -u * (top - j - w) / (j + 1 + w)
             if abs(term) <= 1e-17 * abs(total) or j > 60:
                 return total
@@ -80,22 +81,12 @@ def _series(q, n, weighted=False):
     u = 1.0 - q
     small = n * np.abs(u) < 1e-2
     with np.errstate(all="ignore"):
-        e = np.where(q > 0, -np.expm1(n * np.log1p(-u)), 1.0 - np.abs(q) ** n * np.sign(q) ** n)
+        e = np.where(q > 0, -np.expm1(n * np.log1p(-u)), 1.0 - q**n)
         out = e / u if not weighted else (n * u - q * e) / u**2
     if np.any(small):
         out = np.where(small, np.vectorize(lambda v: _series_one(float(v), int(n), weighted),
                                            otypes=[float])(np.where(small, q, 0.0)), out)
     return out
-
-
-def _geometric(q, n):
-    """sum_{k=0}^{n-1} q^k, elementwise."""
-    return _series(q, n)
-
-
-def _weighted_geometric(q, n):
-    """sum_{k=0}^{n-1} (n - k) q^k, elementwise."""
-    return _series(q, n, weighted=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,7 +130,7 @@ class BLT:
     def sensitivity(self, n):
         """Largest column norm of C (n x n): sqrt(1 + sum_{k=1}^{n-1} c_k^2)."""
         w, t = np.asarray(self.omega), np.asarray(self.theta)
-        cross = np.outer(w, w) * _geometric(np.outer(t, t), n - 1)
+        cross = np.outer(w, w) * _series(np.outer(t, t), n - 1)
         return math.sqrt(1.0 + float(cross.sum()))
 
     def _noise_terms(self):
@@ -151,16 +142,18 @@ class BLT:
 
     def max_error(self, n):
         """Noise std of the last prefix sum per unit noise on y: sqrt(sum_k b_k^2)."""
-        return math.sqrt(self._sum_b2(n, _geometric))
+        return math.sqrt(self._sum_b2(n, weighted=False))
 
     def rms_error(self, n):
         """Root mean square over t = 1..n of the prefix sums' noise std."""
-        return math.sqrt(self._sum_b2(n, _weighted_geometric) / n)
+        return math.sqrt(self._sum_b2(n, weighted=True) / n)
 
-    def _sum_b2(self, n, series):
+    def _sum_b2(self, n, weighted):
+        # sum_k w_k b_k^2 (w_k = 1 or n - k) from the geometric series of the poles
         beta, gamma, lam = self._noise_terms()
-        total = (beta**2 * series(1.0, n) - 2.0 * beta * (gamma * series(lam, n)).sum()
-                 + (np.outer(gamma, gamma) * series(np.outer(lam, lam), n)).sum())
+        total = (beta**2 * _series(1.0, n, weighted)
+                 - 2.0 * beta * (gamma * _series(lam, n, weighted)).sum()
+                 + (np.outer(gamma, gamma) * _series(np.outer(lam, lam), n, weighted)).sum())
         return max(float(total), 0.0)
 
 
@@ -184,7 +177,7 @@ def _inverse(omega, theta):
 
 # ------------------------------------------------------------ optimisation
 def _unpack(p, d):
-    # omega = exp(a); theta = 1 - exp(-softplus-ish) kept inside (0, 1)
+    # unconstrained -> omega > 0 (exp) and theta in (0, 1) (logistic)
     omega = np.exp(p[:d])
     theta = 1.0 / (1.0 + np.exp(-p[d:]))
     return omega, theta
@@ -192,7 +185,8 @@ def _unpack(p, d):
 
 def _loss(p, d, n, error):
     try:
-        blt = BLT(tuple(_unpack(p, d)[0]), tuple(_unpack(p, d)[1]))
+        omega, theta = _unpack(p, d)
+        blt = BLT(tuple(omega), tuple(theta))
         err = blt.max_error(n) if error == "max" else blt.rms_error(n)
         value = math.log(blt.sensitivity(n)) + math.log(err)
     except (ValueError, FloatingPointError, ZeroDivisionError):
@@ -230,7 +224,6 @@ def blt_for_horizon(horizon, buffers=4, error="rms"):
     """The BLT a stream of ``horizon`` steps uses: the stored design for the
     next power of two (4 buffers, RMSE; :mod:`._blt_designs`) when there is
     one, else :func:`optimal_blt`."""
-    from ._blt_designs import DESIGNS
     k = max(1, (int(horizon) - 1).bit_length())
     if buffers == 4 and error == "rms" and k in DESIGNS:
         return BLT(*DESIGNS[k])
@@ -293,7 +286,7 @@ def encoding_error_bound(blt, leaf_bound):
 
 
 # --------------------------------------------------------------- the stream
-class BLTPrefixSum:
+class BLTPrefixSum(PrefixSumStream):
     """Continual release of prefix sums through a BLT factorisation.
 
     The same interface as :class:`PrivatePrefixSum` for a known horizon:
@@ -402,7 +395,6 @@ class BLTPrefixSum:
                              "(exact float64 range); lower leaf_bound or the horizon.")
         self.leaf_bound = float(leaf_bound)
         self._step_size = g
-        self._grid_error = E
         # L2 sensitivity of the integers y over the whole stream, in grid units
         self._grid_sensitivity = (self.stream_sensitivity * (1 + _SLACK) / g
                                   + (2.0 * E + 1.0) * math.sqrt(n_coords))
@@ -415,9 +407,8 @@ class BLTPrefixSum:
         clone._rng = copy.deepcopy(self._rng)
         return clone
 
-    @property
-    def n_leaves(self):
-        return self._t
+    # every step encodes its own leaf: no aggregated add (see PrivatePrefixSum)
+    one_leaf_at_a_time = True
 
     @property
     def exact_total(self):
@@ -441,12 +432,6 @@ class BLTPrefixSum:
         self._rng = np.random.Generator(np.random.Philox(
             key=rng.integers(0, 2**64, size=2, dtype=np.uint64)))
         self._pool = np.zeros((0, self.dim))
-
-    def check_room(self, n_leaves):
-        if self._t + n_leaves > self.horizon:
-            raise BudgetExhaustedError(
-                f"adding {n_leaves} leaves to the {self._t} already seen would "
-                f"pass the horizon of {self.horizon}; nothing was added.")
 
     def _integer_noise(self):
         # blocks of ~4,096 coordinates per sampler call; a function of the key

@@ -62,7 +62,24 @@ _BLOCK_COORDS = 2**16
 _FIRST_COORDS = 2**10
 
 
-class PrivatePrefixSum:
+class PrefixSumStream:
+    """What every prefix-sum mechanism shares: its leaf count ``_t`` against
+    its ``horizon`` (None: unbounded)."""
+
+    @property
+    def n_leaves(self):
+        return self._t
+
+    def check_room(self, n_leaves):
+        """Raise ``BudgetExhaustedError`` if ``n_leaves`` more would pass the horizon."""
+        if self.horizon is not None and self._t + n_leaves > self.horizon:
+            raise BudgetExhaustedError(
+                f"adding {n_leaves} leaves to the {self._t} already seen would "
+                f"pass the horizon of {self.horizon}; nothing was added."
+            )
+
+
+class PrivatePrefixSum(PrefixSumStream):
     """Continual release of prefix sums of a stream of vectors.
 
     Parameters
@@ -136,8 +153,9 @@ class PrivatePrefixSum:
 
     # ------------------------------------------------------------------ noise
     @property
-    def n_leaves(self):
-        return self._t
+    def one_leaf_at_a_time(self):
+        """The discrete path rounds each leaf on its own: no aggregated ``add``."""
+        return self.sampler == "discrete"
 
     @property
     def exact_total(self):
@@ -317,14 +335,6 @@ class PrivatePrefixSum:
         return out
 
     # ------------------------------------------------------------ the stream
-    def check_room(self, n_leaves):
-        """Raise ``BudgetExhaustedError`` if ``n_leaves`` more would pass the horizon."""
-        if self.horizon is not None and self._t + n_leaves > self.horizon:
-            raise BudgetExhaustedError(
-                f"adding {n_leaves} leaves to the {self._t} already seen would "
-                f"pass the horizon of {self.horizon}; nothing was added."
-            )
-
     def add(self, total, n_leaves):
         """Add ``n_leaves`` leaves whose sum is ``total`` (one vectorised call).
 

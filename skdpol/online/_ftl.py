@@ -231,7 +231,6 @@ class PrivateQuadraticFTL:
             noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
             sampler=sampler, leaf_bound=leaf_bound,
         )
-        self._per_leaf = sampler == "discrete" or mechanism == "blt"  # no aggregated add
         self._pending = np.zeros(self._k + self.n_features)
         self._n_pending = 0
 
@@ -260,8 +259,7 @@ class PrivateQuadraticFTL:
         b = self.batch_size
         n_complete = (self._n_pending + X.shape[0]) // b
         split = max(n_complete * b - self._n_pending, 0)
-        per_leaf = getattr(self, "_per_leaf", self._tree.sampler == "discrete")
-        if n_complete and per_leaf:  # each leaf rounded (or encoded) alone
+        if n_complete and self._tree.one_leaf_at_a_time:  # each leaf rounded or encoded alone
             bounds = [0] + list(range(split - (n_complete - 1) * b, split + 1, b))
             leaves = self._round_leaves(X, y, bounds)
             leaves[0] += self._pending
