@@ -71,6 +71,13 @@ CASES = {
     "logistic igd, discrete noise": (lambda: PrivateOnlineLogistic(
         data_norm=3.0, algorithm="igd", batch_size=1, horizon=3000, noise_sampler="discrete",
         random_state=0), _classification_stream, {"classes": [0, 1]}),
+    # prefix sums through a BLT factorisation instead of the tree
+    "regressor ftl, BLT": (lambda: PrivateOnlineRegressor(
+        data_norm=3.0, y_bound=4.0, batch_size=3, horizon=3000, mechanism="blt",
+        random_state=0), _regression_stream, {}),
+    "logistic ftrl, BLT": (lambda: PrivateOnlineLogistic(
+        data_norm=3.0, batch_size=64, horizon=3000, mechanism="blt", random_state=0),
+        _classification_stream, {"classes": [0, 1]}),
     "kernel ftl": (lambda: KernelPrivateOnlineRegressor(
         y_bound=4.0, n_components=16, batch_size=5, random_state=0), _regression_stream, {}),
     "kernel korls": (lambda: KernelPrivateOnlineRegressor(
