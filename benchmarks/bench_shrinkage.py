@@ -6,7 +6,9 @@ alpha = 1, data_norm = 1, y_bound = 1.05): the average regret at T of the
 published models (each row predicted by the model released before it)
 against the ridge optimum, for several epsilon, next to the zero model's.
 The shrinkage of :func:`skdpol.online._ftl.shrink_ridge` is compared with
-the same releases unshrunk (``--no-shrink``), in the same run.
+the same releases unshrunk, in the same run. The prefix sums go through the
+seed's tree (``mechanism="tree"``, as in the Figure 2(a) reproduction); the
+BLT default's regret on this stream is in ``tests/test_blt.py``.
 
     python benchmarks/bench_shrinkage.py            # writes docs/benchmarks/shrinkage.md
     python benchmarks/bench_shrinkage.py --quick    # 1 seed, T = 20,000
@@ -38,7 +40,7 @@ def average_regret(X, y, epsilon, seed):
     n = X.shape[0]
     est = PrivateOnlineRegressor(epsilon=epsilon, data_norm=1.0, y_bound=1.05, alpha=1.0,
                                  fit_intercept=False, horizon=n, batch_size=1,
-                                 random_state=seed)
+                                 mechanism="tree", random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # delta = 1/n here, as the seed
         pred, coef, _ = est.progressive_predict(X, y, return_coef=True)

@@ -7,6 +7,7 @@ from sklearn.linear_model import Ridge
 from skdpol.accounting import calibrate_noise_multiplier
 from skdpol.mechanisms import pack_symmetric, tree_event
 from skdpol.online import PrivateQuadraticFTL, default_scales, joint_sensitivity, one_shot_ridge
+from skdpol.online._ftl import shrink_ridge
 from skdpol.utils import clip_labels, clip_rows
 
 
@@ -177,3 +178,33 @@ def test_cholesky_shortcut_gives_the_eigenvalue_floor_solution():
         single = ridge_from_sums(V, u, 10, 0.1, floor=1.0)
         batched = ridge_from_sums(V[None], u[None], np.array([10]), 0.1, floor=np.array([1.0]))[0]
         assert np.allclose(single, batched)
+
+
+def test_shrinkage_publishes_zero_for_pure_noise_whatever_the_solved_matrix():
+    # the pure-noise law of ||u_hat||^2 is s^2 chi^2_d: 6 standard deviations
+    # above its mean are never reached in 2,000 draws
+    rng = np.random.default_rng(0)
+    d, s = 12, 0.7
+    u_hat = s * rng.standard_normal((2000, d))
+    coef = u_hat / np.geomspace(1e-3, 1e3, d)  # any A: the rule reads u_hat only
+    assert np.all(shrink_ridge(coef, u_hat, s**2) == 0.0)
+
+
+def test_shrinkage_keeps_a_strong_direction_of_an_ill_conditioned_release():
+    # wine quality's shape: one well-determined direction (the intercept)
+    # carries the signal, ten columns of small spread are ill-determined, so
+    # A^-1 amplifies their noise. The rule in the metric of A^-1 published
+    # zero for such releases; the rule on u_hat keeps the model.
+    rng = np.random.default_rng(1)
+    d, s = 11, 1.0
+    u_hat = s * rng.standard_normal(d)
+    u_hat[-1] += 40.0 * s  # the intercept's sum
+    lam = np.r_[np.full(d - 1, 1e-2), 1e3]
+    coef = u_hat / lam
+    shrunk = shrink_ridge(coef, u_hat, s**2)
+    factor = shrunk[-1] / coef[-1]
+    np.testing.assert_allclose(shrunk, factor * coef)
+    expected = 1 - 2.0 * d * s**2 / np.sum(u_hat**2)
+    assert factor == pytest.approx(expected) and factor > 0.98
+    # the old statistic u_hat.A^-1 u_hat is dominated by the ten noise terms
+    assert np.sum(u_hat[:-1] ** 2 / lam[:-1]) > 10 * u_hat[-1] ** 2 / lam[-1]

@@ -257,6 +257,25 @@ def test_private_fits_on_wine_at_epsilon_one(wine_split):
     assert kernel > ridge - 0.1
 
 
+def test_pqftl_stream_on_wine_does_no_harm(wine_split):
+    # 500-row rounds at epsilon = 1: noise dominates the ten small-spread
+    # columns, the intercept carries the signal. Shrinking in the metric of
+    # A^-1 published the zero model (R^2 -1.0: the scale's midpoint); the
+    # release must stay at least as good as predicting the label mean.
+    Xtr, Xte, ytr, yte, yb = wine_split
+    pre = wine_quality_preprocessor().fit(Xtr.iloc[:1])
+    Ztr, Zte, dn = pre.transform(Xtr), pre.transform(Xte), row_norm_bound(pre)
+    scores = []
+    for seed in range(3):
+        est = PrivateOnlineRegressor(epsilon=1.0, data_norm=dn, y_bound=yb,
+                                     horizon=len(Ztr), random_state=seed)
+        for lo in range(0, len(Ztr), 500):
+            est.partial_fit(Ztr[lo:lo + 500], ytr[lo:lo + 500])
+        assert est.algorithm_ == "ftl"
+        scores.append(est.score(Zte, yte))
+    assert np.median(scores) > -0.1, scores
+
+
 def test_selector_on_wine_keeps_alcohol(wine_split):
     """Paired-difference relevance rounds (as in benchmarks/bench_real.py): without
     noise the selector keeps alcohol, the best-known predictor of quality."""
