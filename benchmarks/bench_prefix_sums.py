@@ -12,6 +12,11 @@ the largest std over t = 1..n ("max") and the root mean square over t
   the RMSE at n (``optimal_blt``), with the time the optimisation takes;
 - a BLT designed for one horizon and run for another (the ``horizon=None``
   question of issue 15);
+- open-ended streams (``horizon=None``): the tree without a horizon (level h
+  at noise weight (h + 1)(h + 2), so that one leaf's levels sum to one
+  node), against BLT epochs of 2^20, 2^21, ... leaves
+  (``OpenBLTPrefixSum``, the estimators' default), each epoch noised for its
+  own sensitivity, finished epochs adding their final error in quadrature;
 - the BLT stream itself, simulated (``BLTPrefixSum`` at n = 1e4, 200
   coordinates as independent runs): measured RMSE against the closed form.
 
@@ -28,7 +33,13 @@ import numpy as np
 from _common import command_line, machine_lines, md_table, parse_report_args, write_report
 
 from skdpol.mechanisms import BLTPrefixSum
-from skdpol.mechanisms._blt import optimal_blt, sqrt_factorization_errors, tree_errors
+from skdpol.mechanisms._blt import (
+    FIRST_EPOCH,
+    blt_for_horizon,
+    optimal_blt,
+    sqrt_factorization_errors,
+    tree_errors,
+)
 
 
 def _blt_errors(blt, n):
@@ -38,6 +49,30 @@ def _blt_errors(blt, n):
 
 def _fmt(pair):
     return f"{pair[0]:.2f} / {pair[1]:.2f}"
+
+
+def open_tree_variance(n):
+    """Per-t noise variance of the open-ended tree: level h (bit h of t) has
+    variance (h + 1)(h + 2) in units of sensitivity x multiplier."""
+    t = np.arange(1, n + 1)
+    var = np.zeros(n)
+    for h in range(int(n).bit_length()):
+        var += ((t >> h) & 1) * (h + 1) * (h + 2)
+    return var
+
+
+def open_blt_variance(n):
+    """Per-t noise variance of BLT epochs of FIRST_EPOCH, 2 FIRST_EPOCH, ..."""
+    var, start, length, finished = np.zeros(n), 0, FIRST_EPOCH, 0.0
+    while start < n:
+        blt = blt_for_horizon(length)
+        steps = min(length, n - start)
+        b = np.cumsum(blt.inverse_coefficients(steps))  # B = A C^-1's first column
+        own = np.cumsum(b**2) * blt.sensitivity(length) ** 2
+        var[start:start + steps] = finished + own
+        finished += own[-1] if steps == length else 0.0
+        start, length = start + steps, 2 * length
+    return var
 
 
 def main():
@@ -72,6 +107,22 @@ def main():
         cross.append(cells)
     cross_table = md_table(["designed for \\ run for", *(f"{n:.0e}" for n in horizons)], cross)
 
+    open_rows = []
+    runs = (10**3, 10**4, 10**5) if args.quick else (10**3, 10**4, 10**5, 10**6, 4 * 10**6)
+    longest_tree, longest_blt = open_tree_variance(runs[-1]), open_blt_variance(runs[-1])
+    for n in runs:
+        tree, blt = longest_tree[:n], longest_blt[:n]
+        known = _blt_errors(blt_for_horizon(n), n)
+        cells = [f"{n:.0e}", f"{np.sqrt(tree[-1]):.2f} / {np.sqrt(tree.mean()):.2f}",
+                 f"{np.sqrt(blt[-1]):.2f} / {np.sqrt(blt.mean()):.2f}",
+                 f"{np.sqrt(tree.mean() / blt.mean()):.2f}x",
+                 f"{np.sqrt(blt.mean()) / known[1]:.2f}x"]
+        open_rows.append(cells)
+    open_table = md_table(["run for n", "tree, horizon=None (last / RMSE)",
+                           f"BLT epochs from 2^{FIRST_EPOCH.bit_length() - 1} (last / RMSE)",
+                           "tree RMSE / BLT epochs RMSE",
+                           "BLT epochs RMSE / BLT designed for n"], open_rows)
+
     n, dim = 10**4, 200
     simulated = []
     for sampler in ("discrete", "float"):
@@ -103,6 +154,13 @@ def main():
         "",
         cross_table,
         "",
+        "## Open-ended streams (`horizon=None`)",
+        "",
+        "Error of the prefix sum after the last leaf and RMSE over t = 1..n (exact, from "
+        "the factors). The last column is the price of not knowing the horizon.",
+        "",
+        open_table,
+        "",
         "## The stream, simulated",
         "",
         f"`BLTPrefixSum` at n = {n:,}, dim = {dim} (one Python step per leaf): "
@@ -111,8 +169,8 @@ def main():
         "vectors of dim (8 at 4 buffers) against one cached node per level for the "
         "tree (20 at 10^6 steps).",
         "",
-        "The estimators still use the tree: wiring the BLT in as their default is the "
-        "next step of issue 15.",
+        "The estimators' `mechanism=\"auto\"` default uses the BLT whenever delta > 0 "
+        "(`BLTPrefixSum` for a known horizon, the epochs above without one).",
         "",
     ])
     write_report(text, args, "prefix_sums.md")

@@ -108,7 +108,8 @@ KWARGS = {
     # skdpol, Adult
     "PrivateOnlineLogistic.fit": dict(),
     "PrivateOnlineLogistic.partial_fit": dict(horizon=ROWS),
-    "PrivateOnlineLogistic.partial_fit, BLT": dict(horizon=ROWS, mechanism="blt"),
+    "PrivateOnlineLogistic.partial_fit, tree": dict(horizon=ROWS, mechanism="tree"),
+    "PrivateOnlineLogistic.partial_fit, horizon=None": {},
     # skdpol, wine
     "PrivateOnlineRegressor.fit": dict(),
     "PrivateOnlineRegressor.partial_fit": dict(horizon=ROWS),
@@ -222,12 +223,18 @@ def run_adult(adult, seeds, epsilons, results):
                                               classes=adult.classes))
             record(results, "adult", "PrivateOnlineLogistic.partial_fit", eps, seed,
                    model.score(Xte, yte), sec)
-            est = PrivateOnlineLogistic(**kwargs("PrivateOnlineLogistic.partial_fit, BLT", n,
+            est = PrivateOnlineLogistic(**kwargs("PrivateOnlineLogistic.partial_fit, tree", n,
                                                  **common))
             model, sec = timed(lambda: stream(pre, est, Xtr, ytr, ADULT_CHUNK,
                                               classes=adult.classes))
-            record(results, "adult", "PrivateOnlineLogistic.partial_fit, BLT", eps, seed,
+            record(results, "adult", "PrivateOnlineLogistic.partial_fit, tree", eps, seed,
                    model.score(Xte, yte), sec)
+            est = PrivateOnlineLogistic(**kwargs("PrivateOnlineLogistic.partial_fit, horizon=None",
+                                                 n, **common))
+            model, sec = timed(lambda: stream(pre, est, Xtr, ytr, ADULT_CHUNK,
+                                              classes=adult.classes))
+            record(results, "adult", "PrivateOnlineLogistic.partial_fit, horizon=None", eps,
+                   seed, model.score(Xte, yte), sec)
         sgd = SGDClassifier(**kwargs("SGDClassifier", n, random_state=seed))
         model, sec = timed(lambda: stream(pre, sgd, Xtr, ytr, ADULT_CHUNK,
                                           classes=adult.classes))
@@ -411,7 +418,8 @@ def table(results, dataset, methods, epsilons, extra=()):
 
 def report(results, epsilons, seeds, dpl_info, elapsed, quick, note=None):
     adult_methods = ["PrivateOnlineLogistic.fit", "PrivateOnlineLogistic.partial_fit",
-                     "PrivateOnlineLogistic.partial_fit, BLT",
+                     "PrivateOnlineLogistic.partial_fit, tree",
+                     "PrivateOnlineLogistic.partial_fit, horizon=None",
                      "diffprivlib LogisticRegression", "LogisticRegression",
                      "SGDClassifier.partial_fit", "majority class (train)"]
     wine_methods = ["PrivateOnlineRegressor.fit", "PrivateOnlineRegressor.partial_fit",

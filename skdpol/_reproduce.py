@@ -86,6 +86,7 @@ def _online_loss(data, epsilon, delta, calibration, alpha, est_seed, checkpoints
         # share the same standard normal draws (a coupled comparison of the
         # calibrations); the discrete sampler's draws at two scales are unrelated
         noise_sampler="float",
+        mechanism="tree",  # the seed's tree (Algorithm 5), not the BLT default
     )
     with warnings.catch_warnings():
         # the paper calibration's overspend is the point of the comparison: it

@@ -5,6 +5,7 @@ the figures the issue measured independently (tree and sqrt factorisation);
 the stream against its own predicted noise, dp-accounting and an audit.
 """
 
+import copy
 import math
 import pickle
 from fractions import Fraction
@@ -18,8 +19,9 @@ from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
 from skdpol.audit import epsilon_lower_bound
 from skdpol.exceptions import BudgetExhaustedError
-from skdpol.mechanisms import BLTPrefixSum, noise_event
+from skdpol.mechanisms import BLTPrefixSum, OpenBLTPrefixSum, PrivatePrefixSum, noise_event
 from skdpol.mechanisms._blt import (
+    grid_inflation,
     BLT,
     _series_one,
     blt_for_horizon,
@@ -270,20 +272,76 @@ def test_the_classifier_streams_through_a_blt_and_spends_its_budget():
     assert scores["blt"] > 0.78
 
 
-def test_a_blt_stream_needs_a_horizon_and_gaussian_noise():
+def test_a_blt_stream_needs_gaussian_noise_and_auto_picks_it():
     X, y = _adult_like(n=200)
-    before = PrivateOnlineLogistic(data_norm=1.0, mechanism="blt")
-    with pytest.raises(ValueError, match="horizon"):
+    before = PrivateOnlineLogistic(data_norm=1.0, mechanism="blt", delta=0.0, algorithm="ftal",
+                                   horizon=200)
+    with pytest.raises(ValueError, match="delta > 0"):
         before.partial_fit(X, y, classes=[0, 1])
     assert not hasattr(before, "coef_")
-    with pytest.raises(ValueError, match="delta > 0"):
-        PrivateOnlineLogistic(data_norm=1.0, mechanism="blt", delta=0.0, algorithm="ftal",
-                              horizon=200).partial_fit(X, y, classes=[0, 1])
+    # "auto": the BLT for Gaussian noise (open-ended without a horizon), the
+    # tree for pure DP and for the seeds' calibration
+    auto = PrivateOnlineLogistic(data_norm=1.0, random_state=0).partial_fit(X, y, classes=[0, 1])
+    assert isinstance(auto._algo._tree, OpenBLTPrefixSum)
+    pure = PrivateOnlineLogistic(data_norm=1.0, delta=0.0, algorithm="ftal", random_state=0)
+    assert isinstance(pure.partial_fit(X, y, classes=[0, 1])._algo._tree, PrivatePrefixSum)
     clf = PrivateOnlineLogistic(data_norm=1.0, mechanism="blt", horizon=400, random_state=0)
     clf.partial_fit(X, y, classes=[0, 1])
+    assert isinstance(clf._algo._tree, BLTPrefixSum)
     clf.set_params(mechanism="tree")
     with pytest.raises(ValueError, match="mechanism"):
         clf.partial_fit(X, y)
+
+
+def test_open_ended_blt_runs_through_epochs(monkeypatch):
+    # small epochs (8, 16, 32 leaves) so that a short stream crosses two boundaries
+    monkeypatch.setattr("skdpol.mechanisms._blt.FIRST_EPOCH", 8)
+    rng = np.random.default_rng(0)
+    leaves = rng.uniform(-1, 1, size=(40, 3))
+    exact = OpenBLTPrefixSum(dim=3, sensitivity=2.0, noise_multiplier=0.0,
+                             rng=np.random.default_rng(1))
+    before = exact.prefix_releases(leaves[:5])
+    before = np.vstack([before, exact.prefix_releases(leaves[5:])])  # crosses 8 and 24
+    np.testing.assert_allclose(before, np.vstack([np.zeros(3), np.cumsum(leaves, 0)[:-1]]),
+                               atol=1e-9)
+    np.testing.assert_allclose(exact.release(), leaves.sum(0), atol=1e-9)
+    assert exact._starts == [0, 8, 24] and exact.n_leaves == 40 and exact.horizon is None
+    exact.check_room(10**9)  # open-ended: never refuses
+
+    noisy = OpenBLTPrefixSum(dim=3, sensitivity=2.0, noise_multiplier=1.0,
+                             rng=np.random.default_rng(2), sampler="float")
+    noisy.add_leaves(leaves)
+    # the std after t leaves: finished epochs in quadrature plus the current one
+    first, second = BLTPrefixSum(dim=3, sensitivity=2.0, noise_multiplier=1.0, horizon=8,
+                                 rng=rng, sampler="float"), \
+        BLTPrefixSum(dim=3, sensitivity=2.0, noise_multiplier=1.0, horizon=16, rng=rng,
+                     sampler="float")
+    third = BLTPrefixSum(dim=3, sensitivity=2.0, noise_multiplier=1.0, horizon=32, rng=rng,
+                         sampler="float")
+    expected = np.sqrt(first.noise_std_at(8) ** 2 + second.noise_std_at(16) ** 2
+                       + third.noise_std_at(16) ** 2)
+    np.testing.assert_allclose(noisy.noise_std_at(40), expected)
+    # the whole open stream costs one epoch: the same event as one BLT
+    assert repr(noisy.event()) == repr(first.event())
+
+
+def test_open_ended_blt_copy_continues_on_its_own_noise(monkeypatch):
+    monkeypatch.setattr("skdpol.mechanisms._blt.FIRST_EPOCH", 4)
+    leaves = np.random.default_rng(0).uniform(-1, 1, size=(10, 2))
+    one = OpenBLTPrefixSum(dim=2, sensitivity=2.0, noise_multiplier=1.0,
+                           rng=np.random.default_rng(3))
+    one.add_leaves(leaves[:6])
+    two = copy.copy(one)
+    one.add_leaves(leaves[6:])
+    two.add_leaves(leaves[6:])  # a copy replays its own generator: same draws
+    np.testing.assert_array_equal(one.release(), two.release())
+    three = copy.copy(two)
+    three.refresh_noise(np.random.default_rng(9))
+    before = two.release()
+    two.add_leaves(leaves[:3])
+    three.add_leaves(leaves[:3])  # fresh keys: the continuation differs
+    assert not np.array_equal(two.release() - before, three.release() - before)
+    np.testing.assert_allclose(two.exact_total, three.exact_total)
 
 
 def _unit_stream(n, seed=0, d=10):
@@ -337,3 +395,38 @@ def test_a_blt_stream_resumes_bit_for_bit_from_a_pickle():
     copy_.partial_fit(X[300:], y[300:])
     assert est.coef_.tobytes() == copy_.coef_.tobytes()
     assert est.privacy_spent_.epsilon == pytest.approx(1.0, rel=1e-6)
+
+
+@pytest.mark.parametrize("sampler", ["float", "discrete"])
+def test_a_prefix_of_a_blt_stream_costs_its_truncated_sensitivity(sampler):
+    # the first t steps: C's first column cut to t rows (dense check), so the
+    # spend grows along the stream and reaches the budget at the horizon
+    n = 64
+    blt = BLTPrefixSum(dim=3, sensitivity=2.0, noise_multiplier=1.3, horizon=n,
+                       rng=np.random.default_rng(0), sampler=sampler)
+    c = blt.blt.coefficients(n)
+    spent = [epsilon_spent(blt.event(t), 1e-5)[0] for t in (1, 4, 16, 63, 64)]
+    assert np.all(np.diff(spent) > 0)
+    assert spent[-1] == pytest.approx(epsilon_spent(blt.event(), 1e-5)[0])
+    if sampler == "float":
+        for t in (1, 4, 16):
+            m = 1.3 * np.linalg.norm(c) / np.linalg.norm(c[:t])
+            assert blt.event(t).noise_multiplier == pytest.approx(m, rel=1e-12)
+
+
+def test_open_ended_epochs_shorten_when_the_grid_would_inflate_the_noise():
+    # leaves summing 10^4 rows: a 2^20-leaf epoch needs a coarse grid (8x the
+    # sensitivity); the epoch is halved until the grid costs at most 1 %
+    assert grid_inflation(2**20, 77, 2.0, 2e4) > 5
+    rng = np.random.default_rng(0)
+    big = OpenBLTPrefixSum(dim=77, sensitivity=2.0, noise_multiplier=1.0, rng=rng,
+                           leaf_bound=2e4)
+    length = big._epoch.horizon
+    assert 2**10 <= length < 2**20
+    assert grid_inflation(length, 77, 2.0, 2e4) <= 1.01 < grid_inflation(2 * length, 77, 2.0, 2e4)
+    assert big._epoch.noise_std <= 1.01 * big._epoch.stream_sensitivity
+    # small leaves: the full first epoch; the float path takes the same lengths
+    assert OpenBLTPrefixSum(dim=77, sensitivity=2.0, noise_multiplier=1.0, rng=rng,
+                            leaf_bound=2.0)._epoch.horizon == 2**20
+    assert OpenBLTPrefixSum(dim=77, sensitivity=2.0, noise_multiplier=1.0, rng=rng,
+                            leaf_bound=2e4, sampler="float")._epoch.horizon == length

@@ -14,7 +14,7 @@ import pytest
 
 from skdpol import PrivateOnlineLogistic
 from skdpol.audit import float_noise_can_give, grid_noise_can_give
-from skdpol.mechanisms import GaussianMechanism, LaplaceMechanism, _tree
+from skdpol.mechanisms import BLTPrefixSum, GaussianMechanism, LaplaceMechanism, _tree
 
 
 def test_the_exclusion_test_never_rules_out_the_value_that_made_the_release():
@@ -53,29 +53,41 @@ def test_mechanisms_leak_through_float_bits_only_on_the_float_path(make, scale):
     assert grid_noise_can_give(release, step).all()
 
 
-def _first_releases(sampler, X, y, seeds):
-    """(exact leaf sum, released prefix sum, node scale, grid) of the first
-    release of the default classifier's tree, one per seed."""
+def _first_releases(sampler, X, y, seeds, mechanism="auto"):
+    """(exact leaf sum, released prefix sum, per-coordinate noise scale, grid)
+    of the first release of the default classifier's prefix sums (the tree
+    or, by default, the BLT), one per seed."""
     captured = []
-    original = _tree.PrivatePrefixSum.release
+    if mechanism == "tree":
+        cls = _tree.PrivatePrefixSum
+
+        def record(self, out):
+            captured.append((self._total.copy(), out.copy(), self.node_scale(0), self._step))
+    else:  # the BLT's first step is y_1 = x_1 + z_1, decoded as it is
+        cls = BLTPrefixSum
+
+        def record(self, out):
+            scale = None if self._step_size is not None else self.noise_std
+            captured.append((self._total.copy(), out.copy(), scale, self._step_size))
+    original = cls.release
 
     def spy(self):
         out = original(self)
-        captured.append((self._total.copy(), out.copy(), self.node_scale(0), self._step))
+        record(self, out)
         return out
 
-    _tree.PrivatePrefixSum.release = spy
+    cls.release = spy
     try:
         firsts = []
         for seed in seeds:
             captured.clear()
             params = {} if sampler is None else {"noise_sampler": sampler}
             PrivateOnlineLogistic(epsilon=1.0, delta=1e-5, data_norm=1.0, random_state=seed,
-                                  **params).partial_fit(X, y, classes=[0, 1])
+                                  mechanism=mechanism, **params).partial_fit(X, y, classes=[0, 1])
             firsts.append(captured[0])
         return firsts
     finally:
-        _tree.PrivatePrefixSum.release = original
+        cls.release = original
 
 
 def _neighbours(d=54, n=512):
@@ -90,13 +102,14 @@ def _neighbours(d=54, n=512):
     return X, y, X_prime, y_prime
 
 
-def test_the_float_path_lets_a_first_release_rule_its_neighbour_out():
+@pytest.mark.parametrize("mechanism", ["tree", "auto"])
+def test_the_float_path_lets_a_first_release_rule_its_neighbour_out(mechanism):
     X, y, X_prime, y_prime = _neighbours()
     # the neighbour's exact first leaf: the gradient sum at the start model,
     # the same whatever the noise
-    leaf_prime = _first_releases("float", X_prime, y_prime, [999])[0][0]
+    leaf_prime = _first_releases("float", X_prime, y_prime, [999], mechanism)[0][0]
     truth = neighbour = 0
-    runs = _first_releases("float", X, y, range(150))
+    runs = _first_releases("float", X, y, range(150), mechanism)
     for leaf, release, scale, step in runs:
         assert step is None
         truth += not float_noise_can_give(release, leaf, scale).all()
@@ -106,11 +119,12 @@ def test_the_float_path_lets_a_first_release_rule_its_neighbour_out():
     assert neighbour >= 1
 
 
-def test_the_default_classifier_gives_the_float_attack_nothing():
+@pytest.mark.parametrize("mechanism", ["tree", "auto"])
+def test_the_default_classifier_gives_the_float_attack_nothing(mechanism):
     X, y, X_prime, y_prime = _neighbours()
     steps = set()
     for data in ((X, y), (X_prime, y_prime)):
-        for leaf, release, scale, step in _first_releases(None, *data, range(100)):
+        for leaf, release, scale, step in _first_releases(None, *data, range(100), mechanism):
             assert step is not None  # the default is the hardened sampler
             steps.add(step)
             # every coordinate is a grid point: reachable from D and from D'

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
+from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
 from ..utils import StreamMixin, row_norms_max, run_transaction
 from ..utils._stream import is_seeded
@@ -97,6 +98,12 @@ class PrivateLinearMixin(StreamMixin):
     def _noise(self):
         # pure DP needs Laplace noise; epsilon=inf draws no noise at all
         return "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
+
+    @property
+    def _mechanism(self):
+        """The prefix sums' release, ``mechanism="auto"`` made concrete."""
+        return resolve_mechanism(getattr(self, "mechanism", "tree"), self._noise,
+                                 self.noise_calibration)
 
     @property
     def _row_bound(self):
@@ -315,7 +322,7 @@ class PrivateLinearMixin(StreamMixin):
         self._algo = make_stream(self._algorithm_for(stream=True),
                                  **self._algorithm_params(loss, n_columns, self.batch_size_, True),
                                  horizon=self._rounds(), rng=self._rng,
-                                 mechanism=getattr(self, "mechanism", "tree"))
+                                 mechanism=self._mechanism)
 
     def _learn_gradient(self, Xa, ya, trace):
         self._algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate

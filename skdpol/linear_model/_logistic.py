@@ -171,12 +171,12 @@ default="auto"
         **SHARED_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
         "algorithm": [StrOptions({"auto", "ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd"})],
-        "mechanism": [StrOptions({"tree", "blt"})],
+        "mechanism": [StrOptions({"auto", "tree", "blt"})],
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
                  algorithm="auto", feedback="full", batch_size="auto", horizon=None,
-                 noise_calibration="tight", noise_sampler="discrete", mechanism="tree",
+                 noise_calibration="tight", noise_sampler="discrete", mechanism="auto",
                  fit_intercept=True, random_state=None):
         self.epsilon = epsilon
         self.delta = delta

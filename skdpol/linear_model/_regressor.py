@@ -172,13 +172,13 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
                                   "mi-ogd"})],
         "residual_bound": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
-        "mechanism": [StrOptions({"tree", "blt"})],
+        "mechanism": [StrOptions({"auto", "tree", "blt"})],
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
                  alpha=None, algorithm="auto", residual_bound=0.125, feedback="full",
                  batch_size="auto", horizon=None, noise_calibration="tight",
-                 noise_sampler="discrete", mechanism="tree", fit_intercept=True,
+                 noise_sampler="discrete", mechanism="auto", fit_intercept=True,
                  random_state=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -337,7 +337,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         n_rounds = self._rounds()
         s_V, s_u, m = self._multiplier_and_scales(
             n_rounds,
-            lambda m: prefix_sum_event(self.mechanism, noise_multiplier=m, horizon=n_rounds,
+            lambda m: prefix_sum_event(self._mechanism, noise_multiplier=m, horizon=n_rounds,
                                        noise=self._noise, sampler=self.noise_sampler),
         )
         self._ftl = PrivateQuadraticFTL(
@@ -345,7 +345,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             row_bound=self._row_bound, label_bound=1.0, noise_multiplier=m,
             horizon=n_rounds, batch_size=self.batch_size_, noise=self._noise,
             rng=self._rng, V_scale=s_V, u_scale=s_u, intercept=self._intercept,
-            sampler=self.noise_sampler, mechanism=self.mechanism,
+            sampler=self.noise_sampler, mechanism=self._mechanism,
         )
 
     def _fit(self, X, y):

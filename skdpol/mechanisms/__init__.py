@@ -1,6 +1,6 @@
 """Noise mechanisms, each with the ``DpEvent`` stating its cost."""
 
-from ._blt import BLTPrefixSum
+from ._blt import BLTPrefixSum, OpenBLTPrefixSum
 from ._discrete import SAMPLERS
 from ._gaussian import GaussianMechanism
 from ._laplace import L2LaplaceMechanism, LaplaceMechanism
@@ -10,6 +10,7 @@ from ._tree import PrivatePrefixSum, tree_event
 
 __all__ = [
     "BLTPrefixSum",
+    "OpenBLTPrefixSum",
     "GaussianMechanism",
     "L2LaplaceMechanism",
     "LaplaceMechanism",

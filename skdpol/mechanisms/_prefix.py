@@ -1,28 +1,41 @@
 """Choosing the continual-release mechanism of a stream's prefix sums.
 
-Two implementations share one interface (``add``, ``add_leaves``,
+Three implementations share one interface (``add``, ``add_leaves``,
 ``prefix_releases``, ``release``, ``check_room``, ``event``,
 ``noise_std_at``, ``refresh_noise``, ``n_leaves``, ``exact_total``): the
 binary tree of the seeds (:class:`PrivatePrefixSum`, any horizon, Gaussian
-or Laplace nodes) and a BLT factorisation (:class:`BLTPrefixSum`, a known
-horizon, Gaussian noise; ~2.6x less noise at 10^4 steps,
-docs/benchmarks/prefix_sums.md).
+or Laplace nodes), a BLT factorisation for a known horizon
+(:class:`BLTPrefixSum`, Gaussian noise; ~2.6x less noise at 10^4 steps,
+docs/benchmarks/prefix_sums.md) and BLT epochs for an open-ended stream
+(:class:`OpenBLTPrefixSum`).
+
+``mechanism="auto"`` (the estimators' default) is the BLT wherever the noise
+is Gaussian (delta > 0) and the tree otherwise: a BLT's guarantee rests on
+Gaussian (or discrete Gaussian) noise and has no pure-DP form here, and the
+seeds' own calibrations (``noise_calibration="paper"``) are the tree's.
 """
 
-from ._blt import BLTPrefixSum
+from ._blt import BLTPrefixSum, OpenBLTPrefixSum
 from ._noise import noise_event
 from ._tree import PrivatePrefixSum, tree_event
 
-MECHANISMS = ("tree", "blt")
+MECHANISMS = ("auto", "tree", "blt")
 
 
-def check_mechanism(mechanism, horizon, noise):
-    """Refuse a mechanism the stream cannot use, naming the parameter."""
+def resolve_mechanism(mechanism, noise, calibration="tight"):
+    """``"auto"`` made concrete: "blt" for Gaussian noise and the tight
+    calibration, "tree" otherwise; "tree" and "blt" stay as they are."""
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}.")
-    if mechanism == "blt" and horizon is None:
-        raise ValueError("mechanism='blt' needs a known horizon (set horizon=); "
-                         "use mechanism='tree' for an open-ended stream.")
+    if mechanism != "auto":
+        return mechanism
+    return "blt" if noise == "gaussian" and calibration != "paper" else "tree"
+
+
+def check_mechanism(mechanism, noise):
+    """Refuse a mechanism the stream cannot use, naming the parameter."""
+    if mechanism not in MECHANISMS[1:]:
+        raise ValueError(f"mechanism must be 'tree' or 'blt' here, got {mechanism!r}.")
     if mechanism == "blt" and noise != "gaussian":
         raise ValueError("mechanism='blt' adds Gaussian noise: it needs delta > 0 "
                          "(use mechanism='tree' for pure DP).")
@@ -31,18 +44,20 @@ def check_mechanism(mechanism, horizon, noise):
 def prefix_sum_mechanism(mechanism, *, dim, sensitivity, noise_multiplier, horizon, noise,
                          rng, sampler, leaf_bound=None):
     """A fresh prefix-sum mechanism of the chosen kind."""
-    check_mechanism(mechanism, horizon, noise)
+    check_mechanism(mechanism, noise)
     if mechanism == "blt":
-        return BLTPrefixSum(dim=dim, sensitivity=sensitivity, noise_multiplier=noise_multiplier,
-                            horizon=horizon, rng=rng, sampler=sampler, leaf_bound=leaf_bound)
+        cls = OpenBLTPrefixSum if horizon is None else BLTPrefixSum
+        return cls(dim=dim, sensitivity=sensitivity, noise_multiplier=noise_multiplier,
+                   horizon=horizon, rng=rng, sampler=sampler, leaf_bound=leaf_bound)
     return PrivatePrefixSum(dim=dim, sensitivity=sensitivity, noise_multiplier=noise_multiplier,
                             horizon=horizon, noise=noise, rng=rng, sampler=sampler)
 
 
 def prefix_sum_event(mechanism, *, noise_multiplier, horizon, noise, sampler, n_leaves=None):
     """The cost of the chosen mechanism (without building one): the tree composes
-    one node per level; a BLT stream is one Gaussian mechanism."""
-    check_mechanism(mechanism, horizon, noise)
+    one node per level; a BLT stream, of known horizon or in epochs, is one
+    Gaussian mechanism."""
+    check_mechanism(mechanism, noise)
     if mechanism == "blt":
         return noise_event(noise_multiplier, "gaussian", sampler)
     return tree_event(noise_multiplier=noise_multiplier, horizon=horizon, noise=noise,

@@ -53,13 +53,16 @@ _SHARED = {
         low-order bits can leak the value they perturb (Mironov 2012; on
         the default classifier 1-7% of first releases ruled the neighbour
         out with certainty, an effective delta about 1000x the claim).""",
-    "mechanism": """mechanism : {"tree", "blt"}, default="tree"
-        How a stream's prefix sums are released: the binary tree of the
-        seeds, or a buffered linear Toeplitz (BLT) matrix factorisation
-        (:class:`~skdpol.mechanisms.BLTPrefixSum`), which needs ``horizon``
-        and ``delta > 0`` and adds 2.6-2.7x less noise to each prefix sum over
-        10^4 to 10^6 rounds at the same budget
-        (docs/benchmarks/prefix_sums.md). Fixed when a stream starts.""",
+    "mechanism": """mechanism : {"auto", "tree", "blt"}, default="auto"
+        How a stream's prefix sums are released: a buffered linear Toeplitz
+        (BLT) matrix factorisation (:class:`~skdpol.mechanisms.BLTPrefixSum`;
+        with ``horizon=None``, BLT epochs of 2^20, 2^21, ... rounds,
+        :class:`~skdpol.mechanisms.OpenBLTPrefixSum`), or the binary tree of
+        the seeds. The BLT needs ``delta > 0`` and adds 2.2-2.7x less noise
+        to each prefix sum over 10^4 to 10^6 rounds at the same budget
+        (docs/benchmarks/prefix_sums.md). ``"auto"``: the BLT when
+        ``delta > 0`` and ``noise_calibration="tight"``, else the tree.
+        Fixed when a stream starts.""",
     "fit_intercept": """fit_intercept : bool, default=True
         Learn an intercept through a constant column equal to ``data_norm``
         (the clipped row then has norm at most ``sqrt(2) * data_norm``).""",
