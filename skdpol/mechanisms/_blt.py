@@ -309,10 +309,40 @@ def grid_inflation(horizon, dim, sensitivity, leaf_bound):
     n_coords = dim * horizon
     g, E = _grid_for(blt, sensitivity, n_coords, leaf_bound)
     own = sensitivity * blt.sensitivity(horizon)
-    return (own * (1 + _SLACK) / g + (2.0 * E + 1.0) * math.sqrt(n_coords)) * g / own
+    return _grid_units_sensitivity(own, g, E, n_coords) * g / own
 
 
-class BLTPrefixSum(PrefixSumStream):
+def _grid_units_sensitivity(own, g, E, n_coords):
+    """L2 sensitivity, in grid steps, of ``n_coords`` published integers whose
+    exact values move by ``own`` in L2: slack for the grid, plus at most
+    2 E + 1 per coordinate for the float encoder's error and the rounding."""
+    return own * (1 + _SLACK) / g + (2.0 * E + 1.0) * math.sqrt(n_coords)
+
+
+def _keyed_generator(rng):
+    """A fresh counter-based generator keyed from ``rng`` (a secret key)."""
+    return np.random.Generator(np.random.Philox(
+        key=rng.integers(0, 2**64, size=2, dtype=np.uint64)))
+
+
+class _LeafByLeaf(PrefixSumStream):
+    """Streams whose every step encodes its own leaf: no aggregated add
+    (see :class:`PrivatePrefixSum`); subclasses define ``prefix_releases``."""
+
+    one_leaf_at_a_time = True
+
+    def add(self, total, n_leaves=1):
+        """Add one leaf (a BLT step is one leaf: ``n_leaves`` must be 1)."""
+        if n_leaves != 1:
+            raise ValueError("a BLT step is one leaf: pass several through add_leaves.")
+        self.add_leaves(np.asarray(total, dtype=np.float64).reshape(1, self.dim))
+
+    def add_leaves(self, leaves):
+        """Add the rows of ``leaves`` (n, dim) as n steps."""
+        self.prefix_releases(leaves)
+
+
+class BLTPrefixSum(_LeafByLeaf):
     """Continual release of prefix sums through a BLT factorisation.
 
     The same interface as :class:`PrivatePrefixSum` for a known horizon:
@@ -397,8 +427,7 @@ class BLTPrefixSum(PrefixSumStream):
             self._set_grid(self.sensitivity if leaf_bound is None else float(leaf_bound))
         self._enc = np.zeros((self._theta.shape[0], self.dim))  # C's buffers (secret)
         self._dec = np.zeros((lam.size, self.dim))  # C^-1's buffers (of y: public)
-        self._rng = np.random.Generator(np.random.Philox(
-            key=rng.integers(0, 2**64, size=2, dtype=np.uint64)))
+        self._rng = _keyed_generator(rng)
         self._pool = np.zeros((0, self.dim))  # pre-drawn integer noise (secret)
         self._t = 0
         self._total = np.zeros(self.dim)  # exact sum (secret)
@@ -425,8 +454,7 @@ class BLTPrefixSum(PrefixSumStream):
         own = self.sensitivity * self.blt.sensitivity(n)
         if self._step_size is None:
             return own
-        return (own * (1 + _SLACK) / self._step_size
-                + (2.0 * self._encoding_error + 1.0) * math.sqrt(self.dim * n))
+        return _grid_units_sensitivity(own, self._step_size, self._encoding_error, self.dim * n)
 
     def __copy__(self):
         # a checkpoint: arrays are replaced, never written in place, but the
@@ -435,9 +463,6 @@ class BLTPrefixSum(PrefixSumStream):
         clone.__dict__.update(self.__dict__)
         clone._rng = copy.deepcopy(self._rng)
         return clone
-
-    # every step encodes its own leaf: no aggregated add (see PrivatePrefixSum)
-    one_leaf_at_a_time = True
 
     @property
     def exact_total(self):
@@ -458,8 +483,7 @@ class BLTPrefixSum(PrefixSumStream):
         hold released y's and the leaves' own history), so a continuation
         that draws new noise never re-releases a step with different noise.
         """
-        self._rng = np.random.Generator(np.random.Philox(
-            key=rng.integers(0, 2**64, size=2, dtype=np.uint64)))
+        self._rng = _keyed_generator(rng)
         self._pool = np.zeros((0, self.dim))
 
     def _integer_noise(self):
@@ -488,16 +512,6 @@ class BLTPrefixSum(PrefixSumStream):
         v = y + (self._nu * self._dec).sum(axis=0)
         self._dec = self._lam * self._dec + y
         self._released = self._released + v
-
-    def add(self, total, n_leaves=1):
-        """Add one leaf (a BLT step is one leaf: ``n_leaves`` must be 1)."""
-        if n_leaves != 1:
-            raise ValueError("a BLT step is one leaf: pass several through add_leaves.")
-        self.add_leaves(np.asarray(total, dtype=np.float64).reshape(1, self.dim))
-
-    def add_leaves(self, leaves):
-        """Add the rows of ``leaves`` (n, dim) as n steps."""
-        self.prefix_releases(leaves)
 
     def prefix_releases(self, leaves):
         """Add the rows of ``leaves``; return the private prefix sum before each."""
@@ -544,7 +558,7 @@ FIRST_EPOCH = 2**20
 MIN_EPOCH = 2**10
 
 
-class OpenBLTPrefixSum(PrefixSumStream):
+class OpenBLTPrefixSum(_LeafByLeaf):
     """Prefix sums of an open-ended stream (``horizon=None``) through BLTs.
 
     The leaves go through a chain of :class:`BLTPrefixSum` epochs of 2^20,
@@ -588,8 +602,7 @@ class OpenBLTPrefixSum(PrefixSumStream):
         self.sampler = sampler
         self.leaf_bound = leaf_bound
         # keys of the epochs to come (secret): one generator, advanced once per epoch
-        self._keys = np.random.Generator(np.random.Philox(
-            key=rng.integers(0, 2**64, size=2, dtype=np.uint64)))
+        self._keys = _keyed_generator(rng)
         self._t = 0
         self._finished_total = np.zeros(self.dim)  # exact (secret)
         self._finished_release = np.zeros(self.dim)  # public
@@ -626,8 +639,6 @@ class OpenBLTPrefixSum(PrefixSumStream):
         clone._starts = list(self._starts)
         return clone
 
-    one_leaf_at_a_time = True
-
     @property
     def exact_total(self):
         """The exact sum of the leaves (curator state: never publish it)."""
@@ -640,19 +651,8 @@ class OpenBLTPrefixSum(PrefixSumStream):
 
     def refresh_noise(self, rng):
         """Fresh secret keys for the current epoch and every epoch to come."""
-        self._keys = np.random.Generator(np.random.Philox(
-            key=rng.integers(0, 2**64, size=2, dtype=np.uint64)))
+        self._keys = _keyed_generator(rng)
         self._epoch.refresh_noise(self._keys)
-
-    def add(self, total, n_leaves=1):
-        """Add one leaf (``n_leaves`` must be 1, as for a BLT)."""
-        if n_leaves != 1:
-            raise ValueError("a BLT step is one leaf: pass several through add_leaves.")
-        self.add_leaves(np.asarray(total, dtype=np.float64).reshape(1, self.dim))
-
-    def add_leaves(self, leaves):
-        """Add the rows of ``leaves`` (n, dim) as n steps."""
-        self.prefix_releases(leaves)
 
     def prefix_releases(self, leaves):
         """Add the rows of ``leaves``; return the private prefix sum before each."""
