@@ -430,3 +430,37 @@ def test_open_ended_epochs_shorten_when_the_grid_would_inflate_the_noise():
                             leaf_bound=2.0)._epoch.horizon == 2**20
     assert OpenBLTPrefixSum(dim=77, sensitivity=2.0, noise_multiplier=1.0, rng=rng,
                             leaf_bound=2e4, sampler="float")._epoch.horizon == length
+
+
+def _open_audit_stats(sign, runs, cut, seed0, sampler, s=10):
+    # epochs of 8 and 16 leaves; leaf s (in the second epoch) is +1 or -1.
+    # The first epoch's releases do not depend on it; the statistic is the
+    # likelihood-ratio direction of the second epoch's releases, re-encoded
+    # as in _audit_stats. The stream claims one epoch's event (parallel
+    # composition), calibrated to epsilon = 1.
+    first, n = 8, 16
+    C = scipy.linalg.toeplitz(blt_for_horizon(n).coefficients(n), np.zeros(n))
+    m = calibrate_noise_multiplier(lambda m: noise_event(m, "gaussian", sampler), 1.0,
+                                   1e-5) / cut
+    leaves = np.zeros((first + n, 1))
+    leaves[s] = sign
+    out = np.empty(runs)
+    for r in range(runs):
+        stream = OpenBLTPrefixSum(dim=1, sensitivity=2.0, noise_multiplier=m,
+                                  rng=np.random.default_rng(seed0 + r), sampler=sampler)
+        S = np.append(stream.prefix_releases(leaves)[1:, 0], stream.release()[0])
+        y = C @ np.diff(S[first - 1:])  # the second epoch's own prefix sums, re-encoded
+        out[r] = C[:, s - first] @ y
+    return out
+
+
+@pytest.mark.parametrize("sampler", ["discrete", "float"])
+def test_the_open_blt_audit_holds_across_epochs_and_a_tenfold_cut_is_caught(
+        audit_runs, sampler, monkeypatch):
+    monkeypatch.setattr("skdpol.mechanisms._blt.FIRST_EPOCH", 8)
+    d = _open_audit_stats(-1.0, audit_runs, 1.0, 0, sampler)
+    d_prime = _open_audit_stats(1.0, audit_runs, 1.0, 10**6, sampler)
+    assert epsilon_lower_bound(d, d_prime, 1e-5, confidence=0.99)[0] <= 1.0
+    d = _open_audit_stats(-1.0, audit_runs, 10.0, 0, sampler)
+    d_prime = _open_audit_stats(1.0, audit_runs, 10.0, 10**6, sampler)
+    assert epsilon_lower_bound(d, d_prime, 1e-5)[0] > 1.0
