@@ -159,15 +159,15 @@ class PrivacyLedger:
     >>> import numpy as np
     >>> from skdpol import PrivacyLedger, PrivateOnlineRegressor
     >>> path = os.path.join(tempfile.mkdtemp(), "ledger.sqlite")
-    >>> ledger = PrivacyLedger(path, budget=(2.0, 1e-5))
+    >>> ledger = PrivacyLedger(path, budget=(1.5, 1e-5))
     >>> rng = np.random.default_rng(0)
     >>> X, y = rng.normal(size=(1000, 3)), rng.normal(size=1000)
     >>> est = PrivateOnlineRegressor(epsilon=1.0, data_norm=3.0, y_bound=3.0, ledger=ledger)
     >>> for _ in range(2):
     ...     est = est.fit(X, y)
     >>> total = ledger.spent()
-    >>> total.charged, round(total.epsilon, 2), total.naive_epsilon
-    (2, 1.52, 2.0)
+    >>> total.charged, round(total.epsilon, 2), round(total.naive_epsilon, 2), total.accountant
+    (2, 1.46, 2.0, 'zcdp')
     >>> from skdpol import BudgetExhaustedError
     >>> try:
     ...     est.fit(X, y)
