@@ -20,10 +20,12 @@ Two hooks, nothing else:
 """
 
 import copy
+import math
 import os
 import warnings
 
 import numpy as np
+from dp_accounting import dp_event
 from sklearn.base import is_classifier
 
 from ..utils import run_transaction
@@ -36,9 +38,10 @@ HEAD = "_ledger_head"
 class _Planned(BaseException):
     """Carries the dry run's event out of the throw-away copy (never seen by users)."""
 
-    def __init__(self, event):
+    def __init__(self, event, head):
         super().__init__()
         self.event = event
+        self.head = head  # after the call's own stream start (a new stream has none)
 
 
 def resolve_ledger(ledger):
@@ -96,10 +99,11 @@ def _placeholder_args(estimator, args):
 
 
 def planned_event(estimator, method, args):
-    """The event the call ``method(*args)`` will record, from public quantities only.
+    """(event, head) the call ``method(*args)`` will record, from public quantities only.
 
-    None when the dry run fails (the real call then reports its own error,
-    or is checked at its release site).
+    ``head`` is the ledger head the release will continue (None for a call
+    that starts a stream). (None, None) when the dry run fails (the real call
+    then reports its own error, or is checked at its release site).
     """
     shadow = copy.deepcopy(estimator)
     shadow._ledger_planning = True
@@ -108,10 +112,10 @@ def planned_event(estimator, method, args):
             warnings.simplefilter("ignore")
             getattr(shadow, method.__name__)(*_placeholder_args(estimator, args))
     except _Planned as planned:
-        return planned.event
+        return planned.event, planned.head
     except Exception:
-        return None
-    return None  # the call released nothing
+        return None, None
+    return None, None  # the call released nothing
 
 
 def charged_transaction(estimator, method, *args):
@@ -120,9 +124,8 @@ def charged_transaction(estimator, method, *args):
         return run_transaction(estimator, method, *args)
     ledger = resolve_ledger(getattr(estimator, "ledger", None))
     if ledger is not None and ledger.budget is not None:
-        event = planned_event(estimator, method, args)
+        event, head = planned_event(estimator, method, args)
         if event is not None:
-            head = estimator.__dict__.get(HEAD)
             ledger.check(event, parent=None if head is None else head[1])
     return run_transaction(estimator, method, *args)
 
@@ -133,8 +136,11 @@ def record_release(estimator, event):
     Call it last at a release site, inside the estimator's transaction: a
     refusal then undoes the call. ``privacy_spent_`` must already be set.
     """
+    if math.isinf(getattr(estimator, "epsilon", 0.0)):
+        # epsilon=inf releases without noise, whatever event its code path states
+        event = dp_event.NonPrivateDpEvent()
     if getattr(estimator, "_ledger_planning", False):
-        raise _Planned(event)
+        raise _Planned(event, estimator.__dict__.get(HEAD))
     ledger = resolve_ledger(getattr(estimator, "ledger", None))
     if ledger is None:
         return

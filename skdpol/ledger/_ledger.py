@@ -199,10 +199,14 @@ class PrivacyLedger:
         return f"PrivacyLedger({self.path!r}{budget})"
 
     # ----------------------------------------------------------- reading
-    def _read(self, query):
+    def _read(self, query, empty=list):
+        """``query(conn)`` on the file, or ``empty()`` while there is no ledger yet."""
         if not os.path.exists(self.path):
-            return []
-        conn = _store.connect(self.path, create=False)
+            return empty()
+        try:
+            conn = _store.connect(self.path, create=False)
+        except _store.EmptyLedger:
+            return empty()
         try:
             return query(conn)
         finally:
@@ -253,10 +257,8 @@ class PrivacyLedger:
         """
         if self.budget is None:
             return
-        if not os.path.exists(self.path):
-            self._check_in(None, event, parent)
-        else:
-            self._read(lambda conn: self._check_in(conn, event, parent))
+        self._read(lambda conn: self._check_in(conn, event, parent),
+                   empty=lambda: self._check_in(None, event, parent))
 
     def _check_in(self, conn, event, parent):
         if self.budget is None:

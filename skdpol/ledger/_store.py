@@ -58,6 +58,10 @@ class NotALedgerError(ValueError):
     """The file exists but is not a skdpol ledger."""
 
 
+class EmptyLedger(Exception):
+    """The file exists but holds no table yet (its creator has not committed)."""
+
+
 def connect(path, *, create=True):
     """A connection in autocommit mode (transactions are explicit).
 
@@ -86,7 +90,14 @@ def connect(path, *, create=True):
     try:
         row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
     except sqlite3.DatabaseError as exc:
+        try:
+            # a file another process has just created and not yet given its tables
+            being_made = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+        except sqlite3.DatabaseError:
+            being_made = False
         conn.close()
+        if being_made:
+            raise EmptyLedger(path) from None
         raise NotALedgerError(f"{path} is not a skdpol ledger ({exc}).") from None
     if row is None or row[0] != FORMAT:
         conn.close()
