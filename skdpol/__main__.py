@@ -76,6 +76,9 @@ def main(argv=None):
     p_rep.add_argument("--n-samples", type=int, default=None,
                        help="covertype only: rows per run, 10%% held out (default 200000)")
     p_rep.set_defaults(func=reproduce)
+    from skdpol.ledger._cli import add_subparser as add_ledger  # ledger show
+
+    add_ledger(sub)
     args = parser.parse_args(argv)
     return args.func(args)
 
