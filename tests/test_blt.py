@@ -429,12 +429,14 @@ def test_a_prefix_of_a_blt_stream_costs_its_truncated_sensitivity(sampler):
                        rng=np.random.default_rng(0), sampler=sampler)
     c = blt.blt.coefficients(n)
     spent = [epsilon_spent(blt.event(t), 1e-5)[0] for t in (1, 4, 16, 63, 64)]
-    assert np.all(np.diff(spent) > 0)
+    assert np.all(np.diff(spent[:4]) > 0) and spent[4] >= spent[3]
     assert spent[-1] == pytest.approx(epsilon_spent(blt.event(), 1e-5)[0])
     if sampler == "float":
-        for t in (1, 4, 16):
+        for t in (1, 4, 16, 63):
+            # the interim multiplier, rounded down (conservative) to 2^(1/128)
             m = 1.3 * np.linalg.norm(c) / np.linalg.norm(c[:t])
-            assert blt.event(t).noise_multiplier == pytest.approx(m, rel=1e-12)
+            assert m * 2 ** (-1 / 128) <= blt.event(t).noise_multiplier <= m
+        assert blt.event(64).noise_multiplier == 1.3
 
 
 def test_open_ended_epochs_shorten_when_the_grid_would_inflate_the_noise():

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import PrivacySpent, calibrate_noise_multiplier, epsilon_spent
-from ..mechanisms import tree_event
+from ..mechanisms._prefix import prefix_sum_event, resolve_mechanism
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
 from ..ledger import PrivacyLedger
 from ..ledger._hook import charged_transaction, record_release
@@ -62,6 +62,11 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         Planned number of rounds (rows when ``batch_size=1``).
     noise_sampler : {"discrete", "float"}, default="discrete"
         See :class:`skdpol.PrivateOnlineRegressor`.
+    mechanism : {"auto", "tree", "blt"}, default="auto"
+        How the stream's gradient sums are released: a BLT matrix
+        factorisation (``"auto"`` when ``delta > 0``; BLT epochs when
+        ``horizon=None``) or the seeds' binary tree (``"auto"`` with
+        ``delta=0``). See :class:`skdpol.PrivateOnlineRegressor`.
     random_state : int, RandomState instance or None, default=None
         Seeds the noise and the rounding coins; None (OS entropy) for real
         releases.
@@ -121,13 +126,14 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "horizon": [Interval(Integral, 1, None, closed="left"), None],
         "noise_sampler": [StrOptions({"float", "discrete"})],
+        "mechanism": [StrOptions({"auto", "tree", "blt"})],
         "random_state": ["random_state"],
         "ledger": [PrivacyLedger, str, os.PathLike, None],
     }
 
     def __init__(self, *, n_items=None, cost="concave", cost_bound=None, feedback="full",
                  epsilon=1.0, delta=1e-5, alpha=0.05, mu=0.1, batch_size=1, horizon=None,
-                 noise_sampler="discrete", random_state=None, ledger=None):
+                 noise_sampler="discrete", mechanism="auto", random_state=None, ledger=None):
         self.n_items = n_items
         self.cost = cost
         self.cost_bound = cost_bound
@@ -139,6 +145,7 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         self.batch_size = batch_size
         self.horizon = horizon
         self.noise_sampler = noise_sampler
+        self.mechanism = mechanism
         self.random_state = random_state
         self.ledger = ledger
 
@@ -157,18 +164,19 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         if self.cost_bound is None and not hasattr(cost, "bound"):
             raise ValueError("cost_bound is required for a cost without a bound(n) method.")
         noise = "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
+        mechanism = resolve_mechanism(self.mechanism, noise)
         m = 0.0
         if not math.isinf(self.epsilon):
             m = calibrate_noise_multiplier(
-                lambda m: tree_event(noise_multiplier=m, horizon=self.horizon, noise=noise,
-                                     sampler=self.noise_sampler),
+                lambda m: prefix_sum_event(mechanism, noise_multiplier=m, horizon=self.horizon,
+                                           noise=noise, sampler=self.noise_sampler),
                 self.epsilon, 0.0 if noise == "laplace" else self.delta)
         self._begin_stream(one_release=one_release)
         self._algo = SubmodularPFTAL(
             n_items=n_items, cost=cost, cost_bound=self.cost_bound, alpha=self.alpha,
             noise_multiplier=m * self._noise_factor, feedback=self.feedback, mu=self.mu,
             batch_size=self.batch_size, horizon=self.horizon, noise=noise, rng=self._rng,
-            sampler=self.noise_sampler,
+            sampler=self.noise_sampler, mechanism=mechanism,
             # live full-information rounds bring opaque callables: the range bound
             leaf_bound="range" if live and self.feedback == "full" else "auto")
         self.n_features_in_ = n_items

@@ -20,7 +20,7 @@ from ..accounting import calibrate_noise_multiplier
 from ..exceptions import PrivacyLeakWarning
 from ..kernel import KERNELS, KernelORLS, RandomFourierFeatures
 from ..kernel._release import final_release
-from ..mechanisms import tree_event
+from ..mechanisms._prefix import prefix_sum_event
 from ..online import (
     NoisyGradientDescent,
     OutputPerturbation,
@@ -133,6 +133,9 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         function, which does not make a function private, so there is no
         "paper" calibration to reproduce.
     {noise_sampler}
+    {mechanism}
+        Used by the per-round private ridge (``algorithm="ftl"``); noisy GD
+        and seed 003's output perturbation release no prefix sums.
     fit_intercept : bool, default=True
         Add a constant feature (the features are then scaled by sqrt(1/2)
         so the row norm stays 1; the intercept is regularised like the
@@ -215,6 +218,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         "horizon": SHARED_CONSTRAINTS["horizon"],
         "noise_calibration": [StrOptions({"tight"})],
         "noise_sampler": SHARED_CONSTRAINTS["noise_sampler"],
+        "mechanism": [StrOptions({"auto", "tree", "blt"})],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
         "ledger": SHARED_CONSTRAINTS["ledger"],
@@ -225,7 +229,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
                  n_components=128, algorithm="auto", alpha=1e-4, max_iter=1000,
                  residual_bound=0.125, theta=0.8, t0=None,
                  batch_size="auto", horizon=None, noise_calibration="tight", noise_sampler="discrete",
-                 fit_intercept=True, random_state=None, ledger=None):
+                 mechanism="auto", fit_intercept=True, random_state=None, ledger=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -243,6 +247,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self.horizon = horizon
         self.noise_calibration = noise_calibration
         self.noise_sampler = noise_sampler
+        self.mechanism = mechanism
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.ledger = ledger
@@ -322,13 +327,14 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
                 noise=self._noise, rng=self._rng, noise_factor=self._noise_factor,
                 sampler=self.noise_sampler)
             return
-        m = self._multiplier(lambda m: tree_event(
-            noise_multiplier=m, horizon=rounds, noise=self._noise, sampler=self.noise_sampler))
+        m = self._multiplier(lambda m: prefix_sum_event(
+            self._mechanism, noise_multiplier=m, horizon=rounds, noise=self._noise,
+            sampler=self.noise_sampler))
         self._algo = PrivateQuadraticFTL(
             n_features=self.random_features_.n_features_out, alpha=self.alpha, row_bound=1.0,
             label_bound=1.0, noise_multiplier=m * self._noise_factor,
             horizon=rounds, batch_size=self.batch_size_, noise=self._noise, rng=self._rng,
-            sampler=self.noise_sampler)
+            sampler=self.noise_sampler, mechanism=self._mechanism)
 
     def _publish(self, w):
         w = np.asarray(w, dtype=np.float64).reshape(-1) * self._y_bound

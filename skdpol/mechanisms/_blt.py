@@ -579,8 +579,16 @@ class BLTPrefixSum(_LeafByLeaf):
             return noise_event(self.noise_multiplier, "gaussian", self.sampler)
         n = min(max(int(n_leaves), 1), self.horizon)
         scale = self._sensitivity_over(self.horizon) / self._sensitivity_over(n)
+        # the interim multiplier is rounded down to a grid of 2^(1/128) (< 0.55 %):
+        # the spend reported before the horizon is over-stated by at most ~1.1 %
+        # in rho, never under, and a stream's reports take a few hundred
+        # distinct values, each accounted once (the accountant is cached), not
+        # one ~6 ms RDP conversion per release; at the horizon scale is 1, exact
+        scale = 2.0 ** (math.floor(math.log2(scale) * _SCALE_GRID) / _SCALE_GRID)
         return noise_event(self.noise_multiplier * scale, "gaussian", self.sampler)
 
+
+_SCALE_GRID = 128  # steps per doubling of an interim event's multiplier (see BLTPrefixSum.event)
 
 FIRST_EPOCH = 2**20
 MIN_EPOCH = 2**10

@@ -42,7 +42,7 @@ rho_i >= mu / (n + 1): ||leaf|| <= 2B (n + 1) / mu, sensitivity 4B (n + 1) / (mu
 
 import numpy as np
 
-from ..mechanisms import PrivatePrefixSum
+from ..mechanisms._prefix import prefix_sum_mechanism
 from ..online._rounds import RoundBuffer
 from ..utils._validation import clip_rows
 from ._lovasz import (bandit_gradient, bandit_sample, check_cost_value,
@@ -89,6 +89,10 @@ class SubmodularPFTAL(RoundBuffer):
     leaf_bound : {"auto", "range", "modular"}
         "auto" is "modular" for full information with a built-in cost
         (one with ``public`` and ``modular`` parts), "range" otherwise.
+    mechanism : {"tree", "blt"}, default="tree"
+        The prefix sums' release: the seeds' binary tree, or a BLT
+        factorisation (Gaussian noise only; see
+        :func:`skdpol.mechanisms._prefix.prefix_sum_mechanism`).
 
     Attributes
     ----------
@@ -113,7 +117,7 @@ class SubmodularPFTAL(RoundBuffer):
 
     def __init__(self, *, n_items, cost=None, cost_bound=None, alpha, noise_multiplier,
                  feedback="full", mu=0.1, batch_size=1, horizon=None, noise="gaussian",
-                 rng, sampler="discrete", leaf_bound="auto"):
+                 rng, sampler="discrete", leaf_bound="auto", mechanism="tree"):
         super().__init__(n_features=n_items, n_outputs=1, batch_size=batch_size,
                          horizon=horizon)
         if feedback not in ("full", "bandit"):
@@ -147,9 +151,13 @@ class SubmodularPFTAL(RoundBuffer):
             self.leaf_norm = range_leaf_bound(self.cost_bound)
         self.sensitivity = 2.0 * self.leaf_norm / self.batch_size
         self._rng = rng
-        self._tree = PrivatePrefixSum(dim=self.n_features, sensitivity=self.sensitivity,
-                                      noise_multiplier=noise_multiplier, horizon=horizon,
-                                      noise=noise, rng=rng, sampler=sampler)
+        # a round's leaf is the mean of its rows' leaves, each of L2 norm <=
+        # leaf_norm: its coordinates lie in [-leaf_norm, leaf_norm] (the BLT's
+        # grid bound; the sensitivity 2 leaf_norm / batch_size is smaller)
+        self._tree = prefix_sum_mechanism(
+            mechanism, dim=self.n_features, sensitivity=self.sensitivity,
+            noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
+            sampler=sampler, leaf_bound=self.leaf_norm)
         self.x = np.zeros(self.n_features)  # argmin of the regulariser alone
         self._draw_set()
 
