@@ -11,6 +11,7 @@ from skdpol import (
     PrivateOnlineLogistic,
     PrivateOnlineRegressor,
 )
+from skdpol.distributed import MultiPartyPrivateSGD
 
 ESTIMATORS = [
     PrivateOnlineRegressor(),  # defaults: bounds read off the data (warns)
@@ -27,6 +28,9 @@ ESTIMATORS = [
     KernelPrivateOnlineRegressor(y_bound=5.0, algorithm="gd", batch_size=50, n_components=16),
     PrivateSubmodularSelector(random_state=0),
     PrivateSubmodularSelector(feedback="bandit", delta=0.0, random_state=0),
+    # seed 004 on numpy input (one party; in-process)
+    MultiPartyPrivateSGD(),  # defaults: squared error, bounds read off the data (warns)
+    MultiPartyPrivateSGD(loss="log_loss", data_norm=5.0, trust_model="secure-aggregation"),
 ]
 
 
