@@ -24,6 +24,7 @@ from ..linear_model._public import (
     _proba,
 )
 from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
+from ..online._noisy_gd import MAX_STEPS, MOMENTUM, gradient_schedule
 from ..mechanisms._discrete import grid_sensitivity, grid_step
 from ..utils import run_transaction
 from ..utils._stream import is_seeded
@@ -31,6 +32,15 @@ from . import _accounting
 from ._parties import DaskParties, LocalParties, payload_bytes
 from ._party import PartyTerms
 from ._secagg import check_headroom, secure_sum
+
+
+# rounds of the seed's schedules when n_rounds="auto"
+DEFAULT_ROUNDS = 20
+# alpha=None, per loss: measured on Adult (4 parties, epsilon 1, n_rounds="auto",
+# benchmarks/bench_distributed.py): 1e-2 / 1e-3 / 1e-4 gave 76.6 / 84.1 / 85.3 %
+# under secure aggregation. The squared loss's gradient bound grows like
+# 1 / sqrt(alpha) (the ball's radius), so it keeps a larger one.
+DEFAULT_ALPHA = {"log_loss": 1e-4, "squared_error": 1e-2}
 
 
 def _receive(messages):
@@ -135,16 +145,26 @@ class MultiPartyPrivateSGD(BaseEstimator):
     y_bound : float or None, default=None
         Labels are clipped to [-y_bound, y_bound] (``"squared_error"``
         only). None reads it off the data (a leak: warns).
-    alpha : float, default=0.01
+    alpha : float or None, default=None
         L2 penalty per row in unit space (rows divided by ``data_norm``):
         the strong convexity Delta of the per-row loss. It also fixes the
         ball the model is projected onto (radius sqrt(2 l(0) / alpha), which
         holds the penalised optimum) and so, for the squared loss, the
-        gradient bound.
-    n_rounds : int, default=20
-        SGD2's rounds T (SGD1 always runs n^2 steps).
-    step_schedule : {"strongly-convex", "lipschitz"}, default="strongly-convex"
-        ``"strongly-convex"``: eta(t) = 1 / (alpha n t) (seed 004's schedule
+        gradient bound. None: 1e-4 for ``"log_loss"`` and 1e-2 for
+        ``"squared_error"`` (measured; see ``docs/distributed.md``).
+    n_rounds : int or "auto", default="auto"
+        SGD2's rounds T (SGD1 always runs n^2 steps). ``"auto"``: with the
+        ``"nesterov"`` schedule, the rounds of the project's noisy gradient
+        descent (:func:`skdpol.online.gradient_schedule`: from n, the
+        bounds and the budget, for the noise the coordinator's sum
+        carries); 20 with the seed's schedules.
+    step_schedule : {"auto", "nesterov", "strongly-convex", "lipschitz"}, \
+default="auto"
+        ``"auto"``: ``"nesterov"`` for SGD2, ``"strongly-convex"`` for SGD1.
+        ``"nesterov"`` (SGD2 only): the coordinator applies Nesterov momentum
+        0.9 with the step of :func:`skdpol.online.gradient_schedule` (the
+        central ``PrivateOnlineLogistic.fit``'s update; not in the seed,
+        post-processing of the same messages). ``"strongly-convex"``: eta(t) = 1 / (alpha n t) (seed 004's schedule
         under Delta-strong convexity). ``"lipschitz"``: the seed's equation
         (4), eta(t) = ||C|| / sqrt(t (n^2 L^2 + p sigma^2)) with ||C|| the
         diameter of the ball, L the per-row Lipschitz constant and p sigma^2
@@ -245,9 +265,9 @@ class MultiPartyPrivateSGD(BaseEstimator):
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "data_norm": [Interval(Real, 0, None, closed="neither"), None],
         "y_bound": [Interval(Real, 0, None, closed="neither"), None],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "n_rounds": [Interval(Integral, 1, None, closed="left")],
-        "step_schedule": [StrOptions({"strongly-convex", "lipschitz"})],
+        "alpha": [Interval(Real, 0, None, closed="neither"), None],
+        "n_rounds": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "step_schedule": [StrOptions({"auto", "nesterov", "strongly-convex", "lipschitz"})],
         "noise_calibration": [StrOptions({"tight", "paper"})],
         "noise_sampler": [StrOptions({"float", "discrete"})],
         "fit_intercept": ["boolean"],
@@ -255,8 +275,8 @@ class MultiPartyPrivateSGD(BaseEstimator):
     }
 
     def __init__(self, *, protocol="sgd2", trust_model="local", loss="squared_error",
-                 epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None, alpha=0.01,
-                 n_rounds=20, step_schedule="strongly-convex", noise_calibration="tight",
+                 epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None, alpha=None,
+                 n_rounds="auto", step_schedule="auto", noise_calibration="tight",
                  noise_sampler="discrete", fit_intercept=True, random_state=None):
         self.protocol = protocol
         self.trust_model = trust_model
@@ -430,22 +450,27 @@ class MultiPartyPrivateSGD(BaseEstimator):
             loss = LogisticLoss() if labels.size == 2 else MultinomialLoss(labels.size)
         else:
             loss = SquaredLoss(1.0)
+        alpha = self.alpha if self.alpha is not None else DEFAULT_ALPHA[self.loss]
+        self._alpha = alpha
         k = loss.n_outputs
         p = self.n_features_in_ + int(self.fit_intercept)
         dim = k * p
         R = math.sqrt(2.0) if self.fit_intercept else 1.0
-        B = loss.optimum_radius(self.alpha)
+        B = loss.optimum_radius(alpha)
         lip = loss.lipschitz(R, B)  # ||grad l(theta; d)|| <= lip on the ball
         private = not math.isinf(self.epsilon)
         rng = make_rng(self.random_state)
         seeded = is_seeded(self.random_state)
         root = int.from_bytes(rng.bytes(32), "little")
 
+        schedule = self._schedule()
+        n_rounds, lr = self._rounds_and_rate(n_rows, len(sizes), loss, R, schedule)
         if self.protocol == "sgd2":
             sensitivity = 2.0 * lip  # one party's gradient sum, replace-one
-            mult = self._sgd2_multiplier() if private else 0.0
+            mult = self._sgd2_multiplier(n_rounds) if private else 0.0
             terms, event_spent, noise_var = self._sgd2_terms(
-                loss, data_norm, y_bound, labels, sensitivity, mult, len(sizes), dim, n_rows)
+                loss, data_norm, y_bound, labels, sensitivity, mult, len(sizes), dim, n_rows,
+                n_rounds)
         else:
             sensitivity = 2.0 * n_rows * lip  # n grad of the drawn row, replace-one
             mult = self._sgd1_multiplier(n_rows) if private else 0.0
@@ -456,18 +481,22 @@ class MultiPartyPrivateSGD(BaseEstimator):
         def step(t):
             # per-row smoothness plus alpha bounds the curvature of the mean
             # objective: 1 / (n beta) is the stable step on the sum
-            cap = 1.0 / (n_rows * (loss.smoothness(R) + self.alpha))
-            if self.step_schedule == "strongly-convex":
-                eta = 1.0 / (self.alpha * n_rows * t)
+            cap = 1.0 / (n_rows * (loss.smoothness(R) + alpha))
+            if schedule == "strongly-convex":
+                eta = 1.0 / (alpha * n_rows * t)
             else:
-                lip_a = lip + self.alpha * B
+                lip_a = lip + alpha * B
                 eta = 2.0 * B / math.sqrt(t * (n_rows**2 * lip_a**2 + dim * noise_var))
             return min(eta, cap)
 
         W = np.zeros((k, p))
         if self.protocol == "sgd2":
+            momentum = MOMENTUM if schedule == "nesterov" else 0.0
+            if schedule == "nesterov":
+                def step(t):  # noqa: F811 -- the mean-gradient step of gradient_schedule
+                    return lr / n_rows
             W, per_round = self._sgd2_loop(runner, W, terms, step, n_rows, B, root, seeded,
-                                           len(sizes))
+                                           len(sizes), n_rounds, momentum)
             spent_eps, method = (epsilon_spent(event_spent, self.delta) if private
                                  else (math.inf, "none (epsilon=inf)"))
             coordinator_eps = spent_eps
@@ -498,11 +527,41 @@ class MultiPartyPrivateSGD(BaseEstimator):
             epsilon=float(spent_eps), delta=float(self.delta), accountant=method,
             bounds_trusted=not inferred, releases=1, inferred=inferred, seeded=seeded)
 
-    def _sgd2_multiplier(self):
+    def _schedule(self):
+        if self.step_schedule == "auto":
+            return "nesterov" if self.protocol == "sgd2" else "strongly-convex"
+        if self.step_schedule == "nesterov" and self.protocol == "sgd1":
+            raise ValueError("step_schedule='nesterov' is for protocol='sgd2' (full "
+                             "gradients); use 'strongly-convex' or 'lipschitz' with 'sgd1'.")
+        return self.step_schedule
+
+    def _rounds_and_rate(self, n_rows, n_parties, loss, R, schedule):
+        """SGD2's rounds and (nesterov) step size on the mean gradient.
+
+        ``n_rounds="auto"``: the project's noisy-GD schedule
+        (:func:`skdpol.online.gradient_schedule`, public quantities only),
+        for the noise the coordinator's sum carries: the central noise under
+        secure aggregation, sqrt(m) times it under the local model (which
+        the schedule sees as n / sqrt(m) rows).
+        """
+        if self.protocol == "sgd1":
+            return n_rows**2, None
+        n_eff = n_rows if self.trust_model == "secure-aggregation" else n_rows / math.sqrt(
+            n_parties)
+        if math.isinf(self.epsilon):
+            auto_rounds, lr = MAX_STEPS, 1.0 / loss.smoothness(R)
+        else:
+            auto_rounds, lr = gradient_schedule(max(n_eff, 1.0), self.epsilon, self.delta,
+                                                loss, R)
+        if self.n_rounds != "auto":
+            return int(self.n_rounds), 1.0 / (loss.smoothness(R) + self._alpha)
+        return auto_rounds if schedule == "nesterov" else DEFAULT_ROUNDS, lr
+
+    def _sgd2_multiplier(self, n_rounds):
         sampler = self.noise_sampler
         if self.noise_calibration == "paper":
-            return _accounting.paper_sgd2_multiplier(self.epsilon, self.delta, self.n_rounds)
-        return _accounting.calibrate_sgd2(self.epsilon, self.delta, self.n_rounds, sampler)
+            return _accounting.paper_sgd2_multiplier(self.epsilon, self.delta, n_rounds)
+        return _accounting.calibrate_sgd2(self.epsilon, self.delta, n_rounds, sampler)
 
     def _sgd1_multiplier(self, n_rows):
         if self.noise_calibration == "paper":
@@ -510,14 +569,14 @@ class MultiPartyPrivateSGD(BaseEstimator):
         return _accounting.calibrate_sgd1(self.epsilon, self.delta, n_rows)
 
     def _sgd2_terms(self, loss, data_norm, y_bound, labels, sensitivity, mult, n_parties,
-                    dim, n_rows):
+                    dim, n_rows, n_rounds):
         """Party terms, the event to report, and the summed noise's variance."""
         local = self.trust_model == "local"
         base = dict(loss=loss, data_norm=data_norm, y_bound=y_bound, classes=labels,
                     fit_intercept=self.fit_intercept, sensitivity=sensitivity,
                     multiplier=mult, sampler=self.noise_sampler, trust_model=self.trust_model)
         if local:
-            event = _accounting.sgd2_event(mult, self.n_rounds, self.noise_sampler)
+            event = _accounting.sgd2_event(mult, n_rounds, self.noise_sampler)
             return PartyTerms(**base), event, n_parties * (mult * sensitivity) ** 2
         step = grid_step(sensitivity, dim)
         shift = grid_sensitivity(sensitivity, dim, step)  # rounding included, grid units
@@ -525,7 +584,7 @@ class MultiPartyPrivateSGD(BaseEstimator):
         share = mult * shift / math.sqrt(n_parties) if mult > 0 else 0.0
         if mult > 0:
             rho = _accounting.secure_sum_rho(shift, share, n_parties, dim)
-            event = _accounting.secure_sum_event(rho, self.n_rounds)
+            event = _accounting.secure_sum_event(rho, n_rounds)
         else:
             event = None
         terms = PartyTerms(**base, grid_step=step, share_scale=share)
@@ -538,10 +597,15 @@ class MultiPartyPrivateSGD(BaseEstimator):
             return None
         return np.random.SeedSequence(root, spawn_key=(tag, *index)).generate_state(8)
 
-    def _sgd2_loop(self, runner, W, terms, step, n_rows, B, root, seeded, n_parties):
+    def _sgd2_loop(self, runner, W, terms, step, n_rows, B, root, seeded, n_parties,
+                   n_rounds, momentum):
         secure = self.trust_model == "secure-aggregation"
         sent = received = 0
-        for t in range(1, self.n_rounds + 1):
+        V = np.zeros_like(W)
+        for t in range(1, n_rounds + 1):
+            # the model broadcast is the look-ahead point (W itself without
+            # momentum); everything here is post-processing of the messages
+            ahead = _project(W + momentum * V, B)
             keys = [self._keys(root, seeded, 0, t, i) for i in range(n_parties)]
             masks = [{} for _ in range(n_parties)]
             if secure:  # simulation: the coordinator deals the pairwise keys
@@ -549,16 +613,20 @@ class MultiPartyPrivateSGD(BaseEstimator):
                     for j in range(i + 1, n_parties):
                         key = np.random.SeedSequence(root, spawn_key=(1, t, i, j)).generate_state(8)
                         masks[i][j] = masks[j][i] = key
-            messages = _receive(runner.sgd2(W, terms, keys, masks))
+            messages = _receive(runner.sgd2(ahead, terms, keys, masks))
             if t == 1:
-                sent = sum(payload_bytes((W, terms, keys[i], masks[i])) for i in range(n_parties))
+                sent = sum(payload_bytes((ahead, terms, keys[i], masks[i]))
+                           for i in range(n_parties))
                 received = sum(payload_bytes(m) for m in messages)
             if secure:
                 total = secure_sum(messages).astype(np.float64) * terms.grid_step
             else:
                 total = np.sum(messages, axis=0)
-            grad = total.reshape(W.shape) + n_rows * self.alpha * W
-            W = _project(W - step(t) * grad, B)
+            grad = total.reshape(W.shape) + n_rows * self._alpha * ahead
+            # Nesterov (momentum 0: projected gradient descent, the seed's
+            # update); the velocity is the projected move actually made
+            moved = _project(W + momentum * V - step(t) * grad, B)
+            V, W = moved - W, moved
         return W, sent + received
 
     def _sgd1_loop(self, runner, W, terms, step, sizes, B, rng, root, seeded):
@@ -573,7 +641,7 @@ class MultiPartyPrivateSGD(BaseEstimator):
                                            terms, key))
             if t == 1:
                 per_step = payload_bytes((int(row), W, terms, key)) + payload_bytes(message)
-            grad = message.reshape(W.shape) + n_rows * self.alpha * W
+            grad = message.reshape(W.shape) + n_rows * self._alpha * W
             W = _project(W - step(t) * grad, B)
         max_hits = int(np.bincount(draws, minlength=n_rows).max())
         return W, per_step, max_hits
