@@ -43,6 +43,13 @@ class DaskParties:
         self.x = client.compute(x_parts)  # futures: the blocks stay on the workers
         self.y = client.compute(y_parts)
         self.sizes = None
+        self._terms = self._terms_future = None
+
+    def _scattered(self, terms):
+        # the public terms go to every worker once, not with every round
+        if terms is not self._terms:
+            self._terms, self._terms_future = terms, self.client.scatter(terms, broadcast=True)
+        return self._terms_future
 
     def summaries(self, **want):
         futures = [self.client.submit(_party.block_summary, x, y, pure=False, **want)
@@ -52,6 +59,7 @@ class DaskParties:
         return out
 
     def sgd2(self, W, terms, keys, mask_keys):
+        terms = self._scattered(terms)
         futures = [self.client.submit(_party.sgd2_message, x, y, W, terms, keys[i],
                                       mask_keys[i], i, pure=False)
                    for i, (x, y) in enumerate(zip(self.x, self.y))]
@@ -59,11 +67,11 @@ class DaskParties:
 
     def sgd1(self, party, row, W, n_rows, terms, key):
         future = self.client.submit(_party.sgd1_message, self.x[party], self.y[party], row, W,
-                                    n_rows, terms, key, pure=False)
+                                    n_rows, self._scattered(terms), key, pure=False)
         return future.result()
 
     def close(self):
-        self.client.cancel(self.x + self.y)
+        self.client.cancel(self.x + self.y + ([self._terms_future] if self._terms_future else []))
 
 
 def payload_bytes(obj):

@@ -201,6 +201,10 @@ default="auto"
     feature_names_in_ : ndarray of shape (n_features_in_,)
     n_samples_seen_ : int
     n_parties_ : int
+    n_rounds_ : int
+        SGD2's rounds (``n_rounds`` resolved); SGD1's steps, n^2.
+    step_schedule_ : str
+        ``step_schedule`` resolved.
     noise_multiplier_ : float
         Noise standard deviation over the replace-one sensitivity: of each
         message (local), or of the secure sum (secure aggregation).
@@ -209,7 +213,8 @@ default="auto"
         step's message (SGD1), in unit space.
     bytes_per_round_ : float
         Pickled bytes a round moves between coordinator and parties (model
-        and keys out, messages back); for SGD1, per step.
+        and keys out, messages back); for SGD1, per step. The public terms
+        (loss, bounds, noise scale) are sent to each worker once per fit.
     privacy_spent_ : skdpol.accounting.PrivacySpent
 
     Notes
@@ -519,6 +524,8 @@ default="auto"
         self._publish(W, data_norm, y_bound, labels)
         self.n_samples_seen_ = n_rows
         self.n_parties_ = len(sizes)
+        self.n_rounds_ = int(n_rounds)
+        self.step_schedule_ = schedule
         self.noise_multiplier_ = float(mult)
         self.sensitivity_ = float(sensitivity)
         self.bytes_per_round_ = float(per_round)
@@ -615,8 +622,7 @@ default="auto"
                         masks[i][j] = masks[j][i] = key
             messages = _receive(runner.sgd2(ahead, terms, keys, masks))
             if t == 1:
-                sent = sum(payload_bytes((ahead, terms, keys[i], masks[i]))
-                           for i in range(n_parties))
+                sent = sum(payload_bytes((ahead, keys[i], masks[i])) for i in range(n_parties))
                 received = sum(payload_bytes(m) for m in messages)
             if secure:
                 total = secure_sum(messages).astype(np.float64) * terms.grid_step
@@ -640,7 +646,7 @@ default="auto"
             message = _receive(runner.sgd1(int(party), int(row - starts[party]), W, n_rows,
                                            terms, key))
             if t == 1:
-                per_step = payload_bytes((int(row), W, terms, key)) + payload_bytes(message)
+                per_step = payload_bytes((int(row), W, key)) + payload_bytes(message)
             grad = message.reshape(W.shape) + n_rows * self._alpha * W
             W = _project(W - step(t) * grad, B)
         max_hits = int(np.bincount(draws, minlength=n_rows).max())
