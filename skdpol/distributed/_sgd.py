@@ -411,8 +411,6 @@ default="auto"
         if n_rows < 1:
             raise ValueError("Found array with 0 sample(s); at least 1 is required.")
         n_features = features.pop() if features else 0
-        if hasattr(self, "n_features_in_") and "feature_names_in_" not in self.__dict__:
-            pass
         self.n_features_in_ = n_features
         return out, n_rows
 
