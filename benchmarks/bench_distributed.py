@@ -41,6 +41,7 @@ from skdpol.datasets import adult_preprocessor, load_adult, row_norm_bound  # no
 from skdpol.distributed import MultiPartyPrivateSGD, noise_comparison  # noqa: E402
 
 EPS, DELTA, PARTIES = 1.0, 1e-5, 4
+GROWTH = ("How it grows: per party and round, the local model moves the model out and one message back (two vectors of k (d + 1) floats plus a 32-byte noise key and pickling), so bytes per round grow linearly in parties x dimension. Secure aggregation sends the messages as uint64 (same size) and adds one pairwise mask key per other party, so its bytes per party also grow with the number of parties (quadratic in total): the simulation deals fresh pairwise keys every round, which a deployment would agree once and expand per round. Rounds per second fall as parties are added (a round is one task per party plus the scheduler's round trip) and as the dimension grows (the exact discrete sampler and the 64-bit masks are per coordinate); on this shared 2-core machine the rates are noisy: compare rows of one run only.")
 
 
 def timed(fn):
@@ -199,7 +200,8 @@ def report(adult_rows, noise_rows, claim_rows, scaling_rows, seeds, elapsed):
             "and task metadata not counted; the public terms go to each worker once "
             "per fit).", "",
             md_table(["features", "parties", "trust model", "rounds / s",
-                      "bytes / round", "bytes / round / party"], scaling_rows), ""]
+                      "bytes / round", "bytes / round / party"], scaling_rows), "",
+            GROWTH, ""]
     return "\n".join(out)
 
 

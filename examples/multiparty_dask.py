@@ -30,7 +30,7 @@ from distributed import Client, LocalCluster
 from skdpol import PrivateOnlineLogistic
 from skdpol.distributed import MultiPartyPrivateSGD
 
-N_PARTIES, ROWS_PER_PARTY, N_FEATURES = 4, 5_000, 8
+N_PARTIES, ROWS_PER_PARTY, N_FEATURES = 4, 2_000, 8
 DATA_NORM = 6.0  # a bound from the generating distribution, not from the rows
 
 

@@ -1,6 +1,6 @@
 """Stream a folder of CSV files through PrivateOnlineRegressor on a Dask cluster.
 
-The script writes a generated data set as six CSV files (30,000 rows each,
+The script writes a generated data set as four CSV files (20,000 rows each,
 five named feature columns and a target) into a temporary folder, reads the
 folder lazily with ``dask.dataframe.read_csv`` (each file is one or more
 partitions: the data is larger than one block) and lets
@@ -34,13 +34,13 @@ from distributed import Client, LocalCluster
 from skdpol import PrivateOnlineRegressor
 from skdpol.datasets import make_online_regression
 
-N_FILES, ROWS_PER_FILE, N_TEST = 6, 30_000, 10_000
+N_FILES, ROWS_PER_FILE, N_TEST = 4, 20_000, 10_000
 FEATURES = ["temperature", "humidity", "pressure", "wind_speed", "cloud_cover"]
 TARGET = "demand"
 
 
 def write_folder(directory):
-    """Six training CSV files and one test file; returns the public bounds."""
+    """Four training CSV files and one test file; returns the public bounds."""
     data = make_online_regression(n_samples=N_FILES * ROWS_PER_FILE + N_TEST,
                                   n_features=len(FEATURES), noise=0.1, random_state=0)
     frame = pd.DataFrame(data.X, columns=FEATURES)
@@ -59,7 +59,7 @@ def main():
         data_norm, y_bound = write_folder(folder)
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                           host="127.0.0.1", dashboard_address=None) as cluster, Client(cluster):
-            frame = dd.read_csv(str(folder / "train" / "*.csv"), blocksize="600kB")
+            frame = dd.read_csv(str(folder / "train" / "*.csv"), blocksize="1MB")
             X = frame[FEATURES].to_dask_array(lengths=True)  # row counts: public
             y = frame[TARGET].to_dask_array(lengths=True)
             n_rows = int(X.shape[0])
