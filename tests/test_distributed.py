@@ -243,6 +243,11 @@ def test_accuracy_against_a_non_private_reference():
         scores[trust] = est.fit(X, y, parties=parties, classes=[0, 1]).score(X, y)
     assert scores["secure-aggregation"] > reference - 0.02
     assert scores["local"] > reference - 0.03
+    # squared error at the defaults (nesterov, n_rounds="auto" read on the ball)
+    yr = X @ [1.0, -1.0, 0.5, 0.0, 0.0] + 0.3 * np.random.default_rng(4).normal(size=20_000)
+    reg = MultiPartyPrivateSGD(data_norm=5.0, y_bound=4.0, trust_model="secure-aggregation",
+                               random_state=0).fit(X, yr, parties=parties)
+    assert reg.n_rounds_ > 10 and reg.score(X, yr) > 0.7
     # squared error, no noise: close to the least-squares fit of the unit-space problem
     yr = X @ [0.5, -0.5, 0.2, 0.0, 0.1]
     reg = MultiPartyPrivateSGD(epsilon=np.inf, data_norm=8.0, y_bound=3.0, n_rounds=200,

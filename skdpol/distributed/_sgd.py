@@ -467,7 +467,7 @@ default="auto"
         root = int.from_bytes(rng.bytes(32), "little")
 
         schedule = self._schedule()
-        n_rounds, lr = self._rounds_and_rate(n_rows, len(sizes), loss, R, schedule)
+        n_rounds, lr = self._rounds_and_rate(n_rows, len(sizes), loss, R, B, schedule)
         if self.protocol == "sgd2":
             sensitivity = 2.0 * lip  # one party's gradient sum, replace-one
             mult = self._sgd2_multiplier(n_rounds) if private else 0.0
@@ -540,7 +540,7 @@ default="auto"
                              "gradients); use 'strongly-convex' or 'lipschitz' with 'sgd1'.")
         return self.step_schedule
 
-    def _rounds_and_rate(self, n_rows, n_parties, loss, R, schedule):
+    def _rounds_and_rate(self, n_rows, n_parties, loss, R, B, schedule):
         """SGD2's rounds and (nesterov) step size on the mean gradient.
 
         ``n_rounds="auto"``: the project's noisy-GD schedule
@@ -557,7 +557,7 @@ default="auto"
             auto_rounds, lr = MAX_STEPS, 1.0 / loss.smoothness(R)
         else:
             auto_rounds, lr = gradient_schedule(max(n_eff, 1.0), self.epsilon, self.delta,
-                                                loss, R)
+                                                _OnBall(loss, B), R)
         if self.n_rounds != "auto":
             return int(self.n_rounds), 1.0 / (loss.smoothness(R) + self._alpha)
         return auto_rounds if schedule == "nesterov" else DEFAULT_ROUNDS, lr
@@ -698,6 +698,20 @@ default="auto"
         if self.loss == "log_loss":
             return PublicLinearClassifier._from_release(self)
         return PublicLinearRegressor._from_release(self)
+
+
+class _OnBall:
+    """A loss seen on the ball of radius B: gradient_schedule reads the
+    gradient bound at radius inf, which the squared loss only has on a ball."""
+
+    def __init__(self, loss, radius):
+        self.loss, self.radius = loss, radius
+
+    def lipschitz(self, row_bound, radius):
+        return self.loss.lipschitz(row_bound, min(radius, self.radius))
+
+    def smoothness(self, row_bound):
+        return self.loss.smoothness(row_bound)
 
 
 def _project(W, radius):
