@@ -353,3 +353,17 @@ def test_bounds_read_off_the_data_warn_and_are_reported():
     public = est.public_model()
     assert not any(name.startswith("_") for name in vars(public))
     np.testing.assert_array_equal(public.predict(X), est.predict(X))
+
+
+def test_secure_sum_refuses_a_run_that_could_wrap():
+    from skdpol.distributed._secagg import check_headroom, pairwise_mask, secure_sum
+
+    check_headroom(10**6, 100, 2.0**20)  # 2^40: fine
+    with pytest.raises(ValueError, match="overflow"):
+        check_headroom(10**9, 100, 2.0**30)
+    # masks alone cancel exactly, whatever the keys
+    keys = {(0, 1): 7, (0, 2): 8, (1, 2): 9}
+    masks = [pairwise_mask({j: keys[tuple(sorted((i, j)))] for j in range(3) if j != i}, i, 5)
+             for i in range(3)]
+    assert np.any(masks[0] != 0)
+    np.testing.assert_array_equal(secure_sum(masks), np.zeros(5, dtype=np.int64))

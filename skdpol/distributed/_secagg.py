@@ -54,9 +54,10 @@ def check_headroom(n_rows, dim, grid_bound):
     """Refuse a run whose integer sum could wrap (public bounds only).
 
     ``grid_bound`` bounds one row's gradient norm in grid units; the noise of
-    the sum is far below it, so 2^60 leaves a margin of 8x for the noise tail.
+    the sum is far below it. 2^52 keeps every value a float64 integer too (rint
+    exact), with 2^11 of headroom in int64 for the noise tail.
     """
-    if n_rows * grid_bound >= 2.0**60:
+    if n_rows * grid_bound >= 2.0**52:
         raise ValueError(
             f"secure aggregation of {n_rows} rows of dimension {dim} would overflow "
             "the 64-bit modular sum; use fewer rows per run.")
