@@ -264,11 +264,12 @@ def test_accuracy_against_a_non_private_reference():
 
 
 # ------------------------------------------------------------------ audit
-def _canary_statistics(n_runs, seed):
+def _canary_statistics(n_runs, seed, trust_model):
     """SGD2, 2 parties, 2 rounds: the canary is party 0's row 0, with label
     +1 (D) or -1 (D'). Its gradient moves by exactly x = e1 in every round
     (sigma(s) + sigma(-s) = 1), so the statistic is the first coordinate of
-    party 0's messages summed over the rounds: what the coordinator sees."""
+    what the coordinator learns, summed over the rounds: party 0's message
+    (local), or the secure sum (secure aggregation)."""
     X = np.zeros((6, 2))
     X[0] = [1.0, 0.0]
     parties = np.array([0, 0, 0, 1, 1, 1])
@@ -281,29 +282,39 @@ def _canary_statistics(n_runs, seed):
             original = _sgd._receive
             _sgd._receive = lambda m, seen=seen: seen.append(m) or m
             try:
-                MultiPartyPrivateSGD(loss="log_loss", data_norm=1.0, fit_intercept=False,
-                                     n_rounds=2, random_state=seed + run + n_runs * (label < 0),
-                                     delta=1e-5).fit(X, y, parties=parties, classes=[-1, 1])
+                est = MultiPartyPrivateSGD(
+                    loss="log_loss", data_norm=1.0, fit_intercept=False, n_rounds=2,
+                    trust_model=trust_model, random_state=seed + run + n_runs * (label < 0))
+                est.fit(X, y, parties=parties, classes=[-1, 1])
             finally:
                 _sgd._receive = original
-            stats.append(sum(messages[0][0] for messages in seen))
-        out.append(np.array(stats))
+            if trust_model == "local":
+                stats.append(sum(messages[0][0] for messages in seen))
+            else:
+                stats.append(sum(_sgd.secure_sum(messages)[0] for messages in seen))
+        out.append(np.array(stats, dtype=float))
     return out
 
 
-def test_audit_of_one_partys_canary_row(monkeypatch):
+@pytest.mark.parametrize("trust_model", ["local", "secure-aggregation"])
+def test_audit_of_one_partys_canary_row(monkeypatch, trust_model):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # delta vs 6 rows
-        d, d_prime = _canary_statistics(500, seed=0)
+        d, d_prime = _canary_statistics(400, 0, trust_model)
         eps, _ = epsilon_lower_bound(d, d_prime, 1e-5)
         assert eps <= 1.0  # the claim stands
         # the deliberately weakened variant: every party adds a twentieth of the
         # noise (the canary moves its gradient by half the sensitivity, so this
         # is a tenfold cut for the statistic)
-        real = _party.perturb
-        monkeypatch.setattr(_party, "perturb", lambda value, **kw: real(
-            value, **{**kw, "multiplier": kw["multiplier"] / 20}))
-        d, d_prime = _canary_statistics(500, seed=10_000)
+        if trust_model == "local":
+            real = _party.perturb
+            monkeypatch.setattr(_party, "perturb", lambda value, **kw: real(
+                value, **{**kw, "multiplier": kw["multiplier"] / 20}))
+        else:
+            real = _party.discrete_noise
+            monkeypatch.setattr(_party, "discrete_noise", lambda rng, size, scale, noise:
+                                real(rng, size, scale / 20, noise))
+        d, d_prime = _canary_statistics(400, 10_000, trust_model)
         weak, _ = epsilon_lower_bound(d, d_prime, 1e-5)
     assert weak > 1.0
 
