@@ -216,6 +216,11 @@ default="auto"
         and keys out, messages back); for SGD1, per step. The public terms
         (loss, bounds, noise scale) are sent to each worker once per fit.
     privacy_spent_ : skdpol.accounting.PrivacySpent
+        The guarantee of everything the coordinator receives and publishes.
+    coordinator_epsilon_ : float
+        SGD1: the epsilon (at ``delta``) against the coordinator, who knows
+        the draws (no amplification: the most-drawn row's releases
+        composed). SGD2: equal to ``privacy_spent_.epsilon``.
 
     Notes
     -----
