@@ -11,6 +11,7 @@ from skdpol import (
     PrivateOnlineLogistic,
     PrivateOnlineRegressor,
 )
+from skdpol.distributed import MultiPartyPrivateSGD
 from skdpol.preprocessing import PrivateStandardScaler, PublicRangeScaler
 
 ESTIMATORS = [
@@ -31,6 +32,9 @@ ESTIMATORS = [
     PrivateStandardScaler(),  # defaults: bounds read off the data (warns)
     PrivateStandardScaler(bounds=(-5.0, 5.0), delta=0.0),  # pure DP (L2-Laplace)
     PublicRangeScaler(bounds=(-5.0, 5.0)),
+    # seed 004 on numpy input (one party; in-process)
+    MultiPartyPrivateSGD(),  # defaults: squared error, bounds read off the data (warns)
+    MultiPartyPrivateSGD(loss="log_loss", data_norm=5.0, trust_model="secure-aggregation"),
 ]
 
 

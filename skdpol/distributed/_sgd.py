@@ -1,0 +1,724 @@
+"""MultiPartyPrivateSGD: seed 004's SGD1 and SGD2, in this process or on Dask."""
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import ClassifierTags, RegressorTags
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..accounting import PrivacySpent, epsilon_spent
+from ..exceptions import PrivacyLeakWarning
+from ..linear_model._base import make_rng, warn_delta
+from ..linear_model._public import (
+    PublicLinearClassifier,
+    PublicLinearRegressor,
+    _decision,
+    _predict,
+    _proba,
+)
+from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
+from ..online._noisy_gd import MAX_STEPS, MOMENTUM, gradient_schedule
+from ..mechanisms._discrete import grid_sensitivity, grid_step
+from ..utils import run_transaction
+from ..utils._stream import is_seeded
+from . import _accounting
+from ._parties import DaskParties, LocalParties, payload_bytes
+from ._party import PartyTerms
+from ._secagg import check_headroom, secure_sum
+
+
+# rounds of the seed's schedules when n_rounds="auto"
+DEFAULT_ROUNDS = 20
+# alpha=None, per loss: measured on Adult (4 parties, epsilon 1, n_rounds="auto",
+# benchmarks/bench_distributed.py): 1e-2 / 1e-3 / 1e-4 gave 76.6 / 84.1 / 85.3 %
+# under secure aggregation. The squared loss's gradient bound grows like
+# 1 / sqrt(alpha) (the ball's radius), so it keeps a larger one.
+DEFAULT_ALPHA = {"log_loss": 1e-4, "squared_error": 1e-2}
+
+
+def _receive(messages):
+    """Everything the coordinator gets from the parties passes here (one list
+    per round for SGD2, one message per step for SGD1). The identity; tests
+    wrap it to inspect the coordinator's view."""
+    return messages
+
+
+def _is_dask(obj):
+    return type(obj).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+def _active_client():
+    try:
+        from distributed import get_client
+    except ImportError:
+        return None
+    try:
+        return get_client()
+    except ValueError:  # no client: run in this process
+        return None
+
+
+def _dask_parts(X, y):
+    """(row blocks of X, of y, feature names): one party per block / partition."""
+    import dask.array as da
+    import dask.dataframe as dd
+
+    names = None
+    if isinstance(X, dd.DataFrame):
+        names = np.asarray([str(c) for c in X.columns], dtype=object)
+        x_parts = list(X.to_delayed())
+    elif isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got a dask array of {X.ndim} dimensions.")
+        X = X.rechunk({1: -1})
+        x_parts = list(X.to_delayed().ravel())
+    else:
+        raise TypeError(f"X must be a dask array or dataframe, got {type(X).__name__}.")
+    if isinstance(y, (dd.Series, dd.DataFrame)):
+        y_parts = list(y.to_delayed())
+    elif isinstance(y, da.Array):
+        if isinstance(X, da.Array) and y.ndim == 1 and y.shape[0] == X.shape[0]:
+            y = y.rechunk((X.chunks[0],))
+        y_parts = list(y.to_delayed().ravel())
+    else:
+        raise TypeError(f"with a dask X, y must be a dask array or series, got "
+                        f"{type(y).__name__}.")
+    if len(x_parts) != len(y_parts):
+        raise ValueError(f"X has {len(x_parts)} row blocks (parties) but y has "
+                         f"{len(y_parts)}: give y the same partitions.")
+    return x_parts, y_parts, names
+
+
+class MultiPartyPrivateSGD(BaseEstimator):
+    """Private gradient descent over data split between parties (seed 004).
+
+    Parties A_1..A_m each hold some of the rows; a coordinator B combines
+    what they send and publishes the model. Two protocols:
+
+    * ``"sgd2"`` (default): ``n_rounds`` rounds; in each, every party sends
+      the sum of its rows' gradients at the current model plus noise, and
+      the coordinator takes one projected gradient step on the sum.
+    * ``"sgd1"``: n^2 steps; in each, the coordinator draws one row
+      uniformly among all n and the party holding it sends n times that
+      row's gradient plus noise (privacy amplified by the sampling). Every
+      step is a round trip, so it is for small n.
+
+    ``trust_model`` says who must be trusted and who adds which noise:
+
+    * ``"local"``: each party adds the *full* noise to every message, so
+      each message is (epsilon, delta)-DP on its own. The guarantee holds
+      against the coordinator and against any coalition of the other
+      parties. The sum the coordinator uses carries m times the variance a
+      central model would need.
+    * ``"secure-aggregation"`` (SGD2 only): each party puts its sum on a
+      common grid and adds one *share* of distributed discrete Gaussian
+      noise (variance 1/m of the total; Kairouz, Liu & Steinke 2021), then
+      masks it with pairwise masks that cancel in the sum; the coordinator
+      only learns the sum, which carries the full noise, so the model is as
+      accurate as a central one. The guarantee holds against the
+      coordinator *if* the aggregation is secure (here it is simulated:
+      see :mod:`skdpol.distributed._secagg` and the user guide), and a
+      coalition of parties that pools its shares removes their part of the
+      noise (a coalition of c parties leaves (m - c) / m of the variance).
+
+    Parameters
+    ----------
+    protocol : {"sgd2", "sgd1"}, default="sgd2"
+    trust_model : {"local", "secure-aggregation"}, default="local"
+    loss : {"squared_error", "log_loss"}, default="squared_error"
+        ``"log_loss"``: binary logistic or, for three classes or more, the
+        multinomial loss (``predict_proba`` is then available).
+    epsilon : float, default=1.0
+    delta : float, default=1e-5
+        Must be > 0 (Gaussian noise). Choose it well below 1 / n.
+    data_norm : float or None, default=None
+        Rows are clipped to this L2 norm on each party's machine before any
+        gradient. None reads it off the data (a leak: warns with
+        :class:`~skdpol.PrivacyLeakWarning`).
+    y_bound : float or None, default=None
+        Labels are clipped to [-y_bound, y_bound] (``"squared_error"``
+        only). None reads it off the data (a leak: warns).
+    alpha : float or None, default=None
+        L2 penalty per row in unit space (rows divided by ``data_norm``):
+        the strong convexity Delta of the per-row loss. It also fixes the
+        ball the model is projected onto (radius sqrt(2 l(0) / alpha), which
+        holds the penalised optimum) and so, for the squared loss, the
+        gradient bound. None: 1e-4 for ``"log_loss"`` and 1e-2 for
+        ``"squared_error"`` (measured; see ``docs/distributed.md``).
+    n_rounds : int or "auto", default="auto"
+        SGD2's rounds T (SGD1 always runs n^2 steps). ``"auto"``: with the
+        ``"nesterov"`` schedule, the rounds of the project's noisy gradient
+        descent (:func:`skdpol.online.gradient_schedule`: from n, the
+        bounds and the budget, for the noise the coordinator's sum
+        carries); 20 with the seed's schedules.
+    step_schedule : {"auto", "nesterov", "strongly-convex", "lipschitz"}, \
+default="auto"
+        ``"auto"``: ``"nesterov"`` for SGD2, ``"strongly-convex"`` for SGD1.
+        ``"nesterov"`` (SGD2 only): the coordinator applies Nesterov momentum
+        0.9 with the step of :func:`skdpol.online.gradient_schedule` (the
+        central ``PrivateOnlineLogistic.fit``'s update; not in the seed,
+        post-processing of the same messages). ``"strongly-convex"``: eta(t) = 1 / (alpha n t) (seed 004's schedule
+        under Delta-strong convexity). ``"lipschitz"``: the seed's equation
+        (4), eta(t) = ||C|| / sqrt(t (n^2 L^2 + p sigma^2)) with ||C|| the
+        diameter of the ball, L the per-row Lipschitz constant and p sigma^2
+        the summed noise's variance. Both are capped at 1 / (n beta), beta
+        the objective's smoothness per row: gradient descent's stable step,
+        which the seed's schedules exceed in the first rounds.
+    noise_calibration : {"tight", "paper"}, default="tight"
+        ``"tight"``: the smallest noise whose releases dp-accounting finds
+        (epsilon, delta)-DP. ``"paper"``: seed 004's formulas (SGD2: each
+        round (eps / sqrt(T log(1/delta)), delta / T)-DP by the classical
+        Gaussian mechanism, then strong composition; SGD1: its equation
+        (3)). ``privacy_spent_`` always reports the dp-accounting figure.
+    noise_sampler : {"discrete", "float"}, default="discrete"
+        ``"discrete"``: exact discrete Gaussian noise (the hardened path),
+        required by secure aggregation (integers mod 2^64). ``"float"``:
+        floating-point Gaussian noise, required by SGD1 (its amplification
+        by sampling is accounted for continuous Gaussian noise only).
+    fit_intercept : bool, default=True
+    random_state : int, RandomState instance or None, default=None
+        None: every party draws its noise from fresh OS entropy on its own
+        machine, so no one else can regenerate it -- the only choice for a
+        deployment. An int makes runs reproducible: the coordinator then
+        derives each party's noise key from it and *can* regenerate and
+        subtract the noise (``privacy_spent_.seeded`` is True).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
+        (shape (1, n_features) for binary ``"log_loss"``).
+    intercept_ : float or ndarray of shape (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+        ``"log_loss"`` only.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+    n_samples_seen_ : int
+    n_parties_ : int
+    n_rounds_ : int
+        SGD2's rounds (``n_rounds`` resolved); SGD1's steps, n^2.
+    step_schedule_ : str
+        ``step_schedule`` resolved.
+    noise_multiplier_ : float
+        Noise standard deviation over the replace-one sensitivity: of each
+        message (local), or of the secure sum (secure aggregation).
+    sensitivity_ : float
+        Replace-one L2 sensitivity of a party's gradient sum (SGD2) or of a
+        step's message (SGD1), in unit space.
+    bytes_per_round_ : float
+        Pickled bytes a round moves between coordinator and parties (model
+        and keys out, messages back); for SGD1, per step. The public terms
+        (loss, bounds, noise scale) are sent to each worker once per fit.
+    privacy_spent_ : skdpol.accounting.PrivacySpent
+        The guarantee of everything the coordinator receives and publishes.
+    coordinator_epsilon_ : float
+        SGD1: the epsilon (at ``delta``) against the coordinator, who knows
+        the draws (no amplification: the most-drawn row's releases
+        composed). SGD2: equal to ``privacy_spent_.epsilon``.
+
+    Notes
+    -----
+    **Sensitivity.** A row lives in one party. In unit space rows have norm
+    <= R (1, or sqrt(2) with the intercept column) and the model lies in a
+    ball of radius B, so a row's gradient has norm <= L =
+    ``loss.lipschitz(R, B)`` (R for the logistic loss, sqrt(2) R for the
+    multinomial one, R (R B + 1) for the squared loss with labels in
+    [-1, 1]). Replacing the row moves its party's gradient sum by <= 2 L and
+    no other party's message: SGD2's sensitivity is 2 L per round. SGD1's
+    message n grad l(theta; d) moves by <= 2 n L when the drawn row is the
+    replaced one. The penalty alpha n theta is added by the coordinator (it
+    holds no data). Accounting: :mod:`skdpol.distributed._accounting`.
+
+    **What each party learns.** The models theta_k broadcast each round
+    (public anyway: they are the release), its own key material, and under
+    secure aggregation the keys of its own pairs. **What the coordinator
+    learns.** The parties' messages (local) or only their sum (secure
+    aggregation, if it is secure), the row counts of the parties (public),
+    and for SGD1 which party held each drawn row: SGD1's amplification by
+    sampling holds against observers who do not know the draws, *not*
+    against the coordinator, who makes them; ``coordinator_epsilon_`` gives
+    the guarantee against it (the drawn counts composed without
+    amplification).
+
+    **Curator state.** The coordinator's generator (draws, seeds, mask keys
+    of the simulation) is never stored on the fitted estimator; its pickle
+    holds the release only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpol.distributed import MultiPartyPrivateSGD
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(4_000, 3))
+    >>> y = (X @ [1.0, -1.0, 0.5] > 0).astype(int)
+    >>> parties = np.repeat([0, 1, 2, 3], 1_000)     # who holds which row
+    >>> clf = MultiPartyPrivateSGD(loss="log_loss", epsilon=1.0, data_norm=4.0,
+    ...                            random_state=0)
+    >>> clf = clf.fit(X, y, parties=parties, classes=[0, 1])
+    >>> clf.n_parties_
+    4
+    >>> bool(clf.score(X, y) > 0.9), clf.privacy_spent_.epsilon <= 1.0
+    (True, True)
+    """
+
+    _parameter_constraints = {
+        "protocol": [StrOptions({"sgd2", "sgd1"})],
+        "trust_model": [StrOptions({"local", "secure-aggregation"})],
+        "loss": [StrOptions({"squared_error", "log_loss"})],
+        "epsilon": [Interval(Real, 0, None, closed="neither"), Options(Real, {np.inf})],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "data_norm": [Interval(Real, 0, None, closed="neither"), None],
+        "y_bound": [Interval(Real, 0, None, closed="neither"), None],
+        "alpha": [Interval(Real, 0, None, closed="neither"), None],
+        "n_rounds": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "step_schedule": [StrOptions({"auto", "nesterov", "strongly-convex", "lipschitz"})],
+        "noise_calibration": [StrOptions({"tight", "paper"})],
+        "noise_sampler": [StrOptions({"float", "discrete"})],
+        "fit_intercept": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, protocol="sgd2", trust_model="local", loss="squared_error",
+                 epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None, alpha=None,
+                 n_rounds="auto", step_schedule="auto", noise_calibration="tight",
+                 noise_sampler="discrete", fit_intercept=True, random_state=None):
+        self.protocol = protocol
+        self.trust_model = trust_model
+        self.loss = loss
+        self.epsilon = epsilon
+        self.delta = delta
+        self.data_norm = data_norm
+        self.y_bound = y_bound
+        self.alpha = alpha
+        self.n_rounds = n_rounds
+        self.step_schedule = step_schedule
+        self.noise_calibration = noise_calibration
+        self.noise_sampler = noise_sampler
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    # ----------------------------------------------------------- tags
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self.loss == "log_loss":
+            tags.estimator_type = "classifier"
+            tags.classifier_tags = ClassifierTags(poor_score=True)
+            tags.regressor_tags = None
+        else:
+            tags.estimator_type = "regressor"
+            tags.regressor_tags = RegressorTags(poor_score=True)
+            tags.classifier_tags = None
+        tags.input_tags.sparse = False
+        return tags
+
+    # ----------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, parties=None, classes=None):
+        """Run the protocol over the parties' rows and publish one model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a dask array /
+            dask dataframe whose row blocks (partitions) are the parties
+        y : array-like of shape (n_samples,), or a dask array / series with
+            the same blocks
+        parties : array-like of shape (n_samples,), default=None
+            Numpy input only: the party holding each row (any labels). None
+            means one party holds every row.
+        classes : array-like, default=None
+            ``"log_loss"``: the label set (public). None reads it off ``y``
+            (a leak: warns).
+
+        Returns
+        -------
+        self : object
+        """
+        run_transaction(self, self._fit, X, y, parties, classes)
+        return self
+
+    def _check_combination(self):
+        if self.protocol == "sgd1" and self.trust_model != "local":
+            raise ValueError("protocol='sgd1' sends one party's message per step: only "
+                             "trust_model='local' applies (nothing to aggregate).")
+        if self.protocol == "sgd1" and self.noise_sampler != "float":
+            raise ValueError("protocol='sgd1' needs noise_sampler='float': its amplification "
+                             "by sampling is accounted (dp-accounting) for continuous "
+                             "Gaussian noise only.")
+        if self.trust_model == "secure-aggregation" and self.noise_sampler != "discrete":
+            raise ValueError("trust_model='secure-aggregation' needs noise_sampler='discrete': "
+                             "shares are summed as integers (mod 2^64).")
+
+    def _fit(self, X, y, parties, classes):
+        self._check_combination()
+        classifier = self.loss == "log_loss"
+        if _is_dask(X) or _is_dask(y):
+            if parties is not None:
+                raise ValueError("parties must be None for dask input: its row blocks "
+                                 "are the parties.")
+            runner, names = self._dask_runner(X, y)
+            for name in ("n_features_in_", "feature_names_in_"):
+                self.__dict__.pop(name, None)
+            if names is not None:
+                self.feature_names_in_ = names
+        else:
+            runner = self._numpy_runner(X, y, parties, classifier)
+        try:
+            self._run(runner, classes, classifier)
+        finally:
+            runner.close()
+
+    def _numpy_runner(self, X, y, parties, classifier):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not classifier)
+        if classifier:
+            check_classification_targets(y)
+        if parties is None:
+            return LocalParties([(X, y)])
+        parties = np.asarray(parties).ravel()
+        if parties.shape[0] != X.shape[0]:
+            raise ValueError(f"parties has {parties.shape[0]} labels but X has "
+                             f"{X.shape[0]} rows.")
+        labels, owner = np.unique(parties, return_inverse=True)
+        return LocalParties([(X[owner == i], y[owner == i]) for i in range(labels.size)])
+
+    def _dask_runner(self, X, y):
+        x_parts, y_parts, names = _dask_parts(X, y)
+        client = _active_client()
+        if client is not None:
+            return DaskParties(client, x_parts, y_parts), names
+        import dask
+
+        blocks = dask.compute(*x_parts, *y_parts)
+        k = len(x_parts)
+        return LocalParties([(np.asarray(blocks[i], dtype=np.float64),
+                              np.asarray(blocks[k + i]).ravel()) for i in range(k)]), names
+
+    # ----------------------------------------------------------- bounds
+    def _summaries(self, runner, classes, classifier):
+        """Validate every block where it lives; read the bounds left None (leaks)."""
+        want_norm = self.data_norm is None
+        want_y = not classifier and self.y_bound is None
+        want_classes = classifier and classes is None
+        out = runner.summaries(want_norm=want_norm, want_y=want_y, want_classes=want_classes)
+        features = {s["n_features"] for s in out if s["n_rows"] > 0}
+        if len(features) > 1 or -1 in features:
+            raise ValueError("every party's X must be 2-dimensional with the same features.")
+        if any(s["n_rows"] != s["n_labels"] for s in out):
+            raise ValueError("a party's y has a different number of rows than its X.")
+        if not all(s["finite"] for s in out):
+            raise ValueError("Input X or y contains NaN or infinity.")
+        n_rows = sum(s["n_rows"] for s in out)
+        if n_rows < 1:
+            raise ValueError("Found array with 0 sample(s); at least 1 is required.")
+        n_features = features.pop() if features else 0
+        self.n_features_in_ = n_features
+        return out, n_rows
+
+    def _bounds(self, summaries, classes, classifier):
+        def leak(name):
+            warnings.warn(
+                f"{name} is None: it was read off the data (a statistic every party "
+                f"sends in the clear), which leaks it and voids the guarantee for it. "
+                f"Pass {name}.", PrivacyLeakWarning, stacklevel=6)
+            inferred.append(name)
+
+        inferred = []
+        data_norm = self.data_norm
+        if data_norm is None:
+            leak("data_norm")
+            data_norm = max((s.get("max_norm", 0.0) for s in summaries), default=0.0) or 1.0
+        y_bound = 1.0
+        if not classifier:
+            y_bound = self.y_bound
+            if y_bound is None:
+                leak("y_bound")
+                y_bound = max((s.get("max_y", 0.0) for s in summaries), default=0.0) or 1.0
+        labels = None
+        if classifier:
+            if classes is None:
+                leak("classes")
+                classes = np.unique(np.concatenate([s["labels"] for s in summaries]))
+            labels = np.unique(np.asarray(classes))
+            if labels.size < 2:
+                raise ValueError(f"log_loss needs at least 2 classes; got {labels.size} class.")
+        return float(data_norm), float(y_bound), labels, tuple(inferred)
+
+    # ----------------------------------------------------------- protocol
+    def _run(self, runner, classes, classifier):
+        summaries, n_rows = self._summaries(runner, classes, classifier)
+        data_norm, y_bound, labels, inferred = self._bounds(summaries, classes, classifier)
+        sizes = [s["n_rows"] for s in summaries]
+        warn_delta(self.delta, n_rows)
+        if classifier:
+            loss = LogisticLoss() if labels.size == 2 else MultinomialLoss(labels.size)
+        else:
+            loss = SquaredLoss(1.0)
+        alpha = self.alpha if self.alpha is not None else DEFAULT_ALPHA[self.loss]
+        self._alpha = alpha
+        k = loss.n_outputs
+        p = self.n_features_in_ + int(self.fit_intercept)
+        dim = k * p
+        R = math.sqrt(2.0) if self.fit_intercept else 1.0
+        B = loss.optimum_radius(alpha)
+        lip = loss.lipschitz(R, B)  # ||grad l(theta; d)|| <= lip on the ball
+        private = not math.isinf(self.epsilon)
+        rng = make_rng(self.random_state)
+        seeded = is_seeded(self.random_state)
+        root = int.from_bytes(rng.bytes(32), "little")
+
+        schedule = self._schedule()
+        n_rounds, lr = self._rounds_and_rate(n_rows, len(sizes), loss, R, B, schedule)
+        if self.protocol == "sgd2":
+            sensitivity = 2.0 * lip  # one party's gradient sum, replace-one
+            mult = self._sgd2_multiplier(n_rounds) if private else 0.0
+            terms, event_spent, noise_var = self._sgd2_terms(
+                loss, data_norm, y_bound, labels, sensitivity, mult, len(sizes), dim, n_rows,
+                n_rounds)
+        else:
+            sensitivity = 2.0 * n_rows * lip  # n grad of the drawn row, replace-one
+            mult = self._sgd1_multiplier(n_rows) if private else 0.0
+            terms = PartyTerms(loss, data_norm, y_bound, labels, self.fit_intercept,
+                               sensitivity, mult, self.noise_sampler, "local")
+            noise_var = (mult * sensitivity) ** 2
+
+        def step(t):
+            # per-row smoothness plus alpha bounds the curvature of the mean
+            # objective: 1 / (n beta) is the stable step on the sum
+            cap = 1.0 / (n_rows * (loss.smoothness(R) + alpha))
+            if schedule == "strongly-convex":
+                eta = 1.0 / (alpha * n_rows * t)
+            else:
+                lip_a = lip + alpha * B
+                eta = 2.0 * B / math.sqrt(t * (n_rows**2 * lip_a**2 + dim * noise_var))
+            return min(eta, cap)
+
+        W = np.zeros((k, p))
+        if self.protocol == "sgd2":
+            momentum = MOMENTUM if schedule == "nesterov" else 0.0
+            if schedule == "nesterov":
+                def step(t):  # noqa: F811 -- the mean-gradient step of gradient_schedule
+                    return lr / n_rows
+            W, per_round = self._sgd2_loop(runner, W, terms, step, n_rows, B, root, seeded,
+                                           len(sizes), n_rounds, momentum)
+            spent_eps, method = (epsilon_spent(event_spent, self.delta) if private
+                                 else (math.inf, "none (epsilon=inf)"))
+            coordinator_eps = spent_eps
+        else:
+            W, per_round, max_hits = self._sgd1_loop(runner, W, terms, step, sizes, B, rng,
+                                                     root, seeded)
+            if private:
+                spent_eps = _accounting.sgd1_epsilon(mult, n_rows, self.delta)
+                method = "rdp (sampled without replacement)"
+                coordinator_eps = epsilon_spent(
+                    _accounting.sgd2_event(mult, max(max_hits, 1), "float"), self.delta)[0]
+            else:
+                spent_eps, method, coordinator_eps = math.inf, "none (epsilon=inf)", math.inf
+
+        if private and spent_eps > self.epsilon * (1 + 1e-9):
+            warnings.warn(
+                f"noise_calibration={self.noise_calibration!r} has spent epsilon="
+                f"{spent_eps:.4g} > epsilon={self.epsilon} (dp-accounting).",
+                PrivacyLeakWarning, stacklevel=4)
+        self._publish(W, data_norm, y_bound, labels)
+        self.n_samples_seen_ = n_rows
+        self.n_parties_ = len(sizes)
+        self.n_rounds_ = int(n_rounds)
+        self.step_schedule_ = schedule
+        self.noise_multiplier_ = float(mult)
+        self.sensitivity_ = float(sensitivity)
+        self.bytes_per_round_ = float(per_round)
+        self.coordinator_epsilon_ = float(coordinator_eps)
+        self.privacy_spent_ = PrivacySpent(
+            epsilon=float(spent_eps), delta=float(self.delta), accountant=method,
+            bounds_trusted=not inferred, releases=1, inferred=inferred, seeded=seeded)
+
+    def _schedule(self):
+        if self.step_schedule == "auto":
+            return "nesterov" if self.protocol == "sgd2" else "strongly-convex"
+        if self.step_schedule == "nesterov" and self.protocol == "sgd1":
+            raise ValueError("step_schedule='nesterov' is for protocol='sgd2' (full "
+                             "gradients); use 'strongly-convex' or 'lipschitz' with 'sgd1'.")
+        return self.step_schedule
+
+    def _rounds_and_rate(self, n_rows, n_parties, loss, R, B, schedule):
+        """SGD2's rounds and (nesterov) step size on the mean gradient.
+
+        ``n_rounds="auto"``: the project's noisy-GD schedule
+        (:func:`skdpol.online.gradient_schedule`, public quantities only),
+        for the noise the coordinator's sum carries: the central noise under
+        secure aggregation, sqrt(m) times it under the local model (which
+        the schedule sees as n / sqrt(m) rows).
+        """
+        if self.protocol == "sgd1":
+            return n_rows**2, None
+        n_eff = n_rows if self.trust_model == "secure-aggregation" else n_rows / math.sqrt(
+            n_parties)
+        if math.isinf(self.epsilon):
+            auto_rounds, lr = MAX_STEPS, 1.0 / loss.smoothness(R)
+        else:
+            auto_rounds, lr = gradient_schedule(max(n_eff, 1.0), self.epsilon, self.delta,
+                                                _OnBall(loss, B), R)
+        if self.n_rounds != "auto":
+            return int(self.n_rounds), 1.0 / (loss.smoothness(R) + self._alpha)
+        return auto_rounds if schedule == "nesterov" else DEFAULT_ROUNDS, lr
+
+    def _sgd2_multiplier(self, n_rounds):
+        sampler = self.noise_sampler
+        if self.noise_calibration == "paper":
+            return _accounting.paper_sgd2_multiplier(self.epsilon, self.delta, n_rounds)
+        return _accounting.calibrate_sgd2(self.epsilon, self.delta, n_rounds, sampler)
+
+    def _sgd1_multiplier(self, n_rows):
+        if self.noise_calibration == "paper":
+            return _accounting.paper_sgd1_multiplier(self.epsilon, self.delta, n_rows)
+        return _accounting.calibrate_sgd1(self.epsilon, self.delta, n_rows)
+
+    def _sgd2_terms(self, loss, data_norm, y_bound, labels, sensitivity, mult, n_parties,
+                    dim, n_rows, n_rounds):
+        """Party terms, the event to report, and the summed noise's variance."""
+        local = self.trust_model == "local"
+        base = dict(loss=loss, data_norm=data_norm, y_bound=y_bound, classes=labels,
+                    fit_intercept=self.fit_intercept, sensitivity=sensitivity,
+                    multiplier=mult, sampler=self.noise_sampler, trust_model=self.trust_model)
+        if local:
+            event = _accounting.sgd2_event(mult, n_rounds, self.noise_sampler)
+            return PartyTerms(**base), event, n_parties * (mult * sensitivity) ** 2
+        step = grid_step(sensitivity, dim)
+        shift = grid_sensitivity(sensitivity, dim, step)  # rounding included, grid units
+        check_headroom(n_rows, dim, shift)
+        share = mult * shift / math.sqrt(n_parties) if mult > 0 else 0.0
+        if mult > 0:
+            rho = _accounting.secure_sum_rho(shift, share, n_parties, dim)
+            event = _accounting.secure_sum_event(rho, n_rounds)
+        else:
+            event = None
+        terms = PartyTerms(**base, grid_step=step, share_scale=share)
+        return terms, event, (mult * shift * step) ** 2
+
+    def _keys(self, root, seeded, tag, *index):
+        # a party's noise key: derived by the coordinator only in seeded runs;
+        # None makes the party draw OS entropy on its own machine
+        if not seeded:
+            return None
+        return np.random.SeedSequence(root, spawn_key=(tag, *index)).generate_state(8)
+
+    def _sgd2_loop(self, runner, W, terms, step, n_rows, B, root, seeded, n_parties,
+                   n_rounds, momentum):
+        secure = self.trust_model == "secure-aggregation"
+        sent = received = 0
+        V = np.zeros_like(W)
+        for t in range(1, n_rounds + 1):
+            # the model broadcast is the look-ahead point (W itself without
+            # momentum); everything here is post-processing of the messages
+            ahead = _project(W + momentum * V, B)
+            keys = [self._keys(root, seeded, 0, t, i) for i in range(n_parties)]
+            masks = [{} for _ in range(n_parties)]
+            if secure:  # simulation: the coordinator deals the pairwise keys
+                for i in range(n_parties):
+                    for j in range(i + 1, n_parties):
+                        key = np.random.SeedSequence(root, spawn_key=(1, t, i, j)).generate_state(8)
+                        masks[i][j] = masks[j][i] = key
+            messages = _receive(runner.sgd2(ahead, terms, keys, masks))
+            if t == 1:
+                sent = sum(payload_bytes((ahead, keys[i], masks[i])) for i in range(n_parties))
+                received = sum(payload_bytes(m) for m in messages)
+            if secure:
+                total = secure_sum(messages).astype(np.float64) * terms.grid_step
+            else:
+                total = np.sum(messages, axis=0)
+            grad = total.reshape(W.shape) + n_rows * self._alpha * ahead
+            # Nesterov (momentum 0: projected gradient descent, the seed's
+            # update); the velocity is the projected move actually made
+            moved = _project(W + momentum * V - step(t) * grad, B)
+            V, W = moved - W, moved
+        return W, sent + received
+
+    def _sgd1_loop(self, runner, W, terms, step, sizes, B, rng, root, seeded):
+        n_rows = sum(sizes)
+        draws = rng.integers(n_rows, size=n_rows**2)  # the coordinator's pi
+        starts = np.cumsum([0] + sizes[:-1])
+        owners = np.searchsorted(np.cumsum(sizes), draws, side="right")
+        per_step = 0
+        for t, (row, party) in enumerate(zip(draws, owners), start=1):
+            key = self._keys(root, seeded, 2, t)
+            message = _receive(runner.sgd1(int(party), int(row - starts[party]), W, n_rows,
+                                           terms, key))
+            if t == 1:
+                per_step = payload_bytes((int(row), W, key)) + payload_bytes(message)
+            grad = message.reshape(W.shape) + n_rows * self._alpha * W
+            W = _project(W - step(t) * grad, B)
+        max_hits = int(np.bincount(draws, minlength=n_rows).max())
+        return W, per_step, max_hits
+
+    def _publish(self, W, data_norm, y_bound, labels):
+        d = W.shape[1] - int(self.fit_intercept)
+        coef = W[:, :d] / data_norm
+        intercept = W[:, d].copy() if self.fit_intercept else np.zeros(W.shape[0])
+        if labels is not None:
+            self.classes_ = labels
+            self.coef_, self.intercept_ = coef, intercept
+        else:
+            self.__dict__.pop("classes_", None)
+            self.coef_, self.intercept_ = coef[0] * y_bound, float(intercept[0] * y_bound)
+
+    # ----------------------------------------------------------- predict
+    def _validated(self, X):
+        check_is_fitted(self, "coef_")
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    def _is_classifier(self):
+        return self.loss == "log_loss"
+
+    @available_if(_is_classifier)
+    def decision_function(self, X):
+        """Margins (one column for two classes)."""
+        return _decision(self._validated(X), self.coef_, self.intercept_)
+
+    @available_if(_is_classifier)
+    def predict_proba(self, X):
+        """Class probabilities of the published model."""
+        return _proba(self.decision_function(X))
+
+    def predict(self, X):
+        """Labels (``"log_loss"``) or values (``"squared_error"``)."""
+        if self.loss == "log_loss":
+            check_is_fitted(self, "classes_")
+            return _predict(self.decision_function(X), self.classes_)
+        X = self._validated(X)
+        return X @ self.coef_ + self.intercept_
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy (``"log_loss"``) or R^2 (``"squared_error"``)."""
+        metric = accuracy_score if self.loss == "log_loss" else r2_score
+        return metric(y, self.predict(X), sample_weight=sample_weight)
+
+    def public_model(self):
+        """The shareable release: parameters, ``privacy_spent_``, nothing else."""
+        check_is_fitted(self, "coef_")
+        if self.loss == "log_loss":
+            return PublicLinearClassifier._from_release(self)
+        return PublicLinearRegressor._from_release(self)
+
+
+class _OnBall:
+    """A loss seen on the ball of radius B: gradient_schedule reads the
+    gradient bound at radius inf, which the squared loss only has on a ball."""
+
+    def __init__(self, loss, radius):
+        self.loss, self.radius = loss, radius
+
+    def lipschitz(self, row_bound, radius):
+        return self.loss.lipschitz(row_bound, min(radius, self.radius))
+
+    def smoothness(self, row_bound):
+        return self.loss.smoothness(row_bound)
+
+
+def _project(W, radius):
+    norm = np.linalg.norm(W)
+    return W if norm <= radius else W * (radius / norm)
