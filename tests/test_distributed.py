@@ -387,3 +387,23 @@ def test_secure_sum_refuses_a_run_that_could_wrap():
              for i in range(3)]
     assert np.any(masks[0] != 0)
     np.testing.assert_array_equal(secure_sum(masks), np.zeros(5, dtype=np.int64))
+
+
+def test_a_fit_is_recorded_in_the_ledger_and_a_budget_refuses_before_reading(tmp_path):
+    from skdpol import BudgetExhaustedError, PrivacyLedger
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(400, 3))
+    y = X @ np.array([0.5, -0.2, 0.1])
+    parties = np.repeat([0, 1], 200)
+    ledger = PrivacyLedger(tmp_path / "ledger.sqlite", budget=(1.2, 1e-5))
+    est = MultiPartyPrivateSGD(epsilon=1.0, data_norm=2.0, y_bound=1.0, n_rounds=20,
+                               random_state=0, ledger=ledger)
+    est.fit(X, y, parties=parties)
+    assert len(ledger.entries()) == 1
+    assert ledger.spent().epsilon == pytest.approx(est.privacy_spent_.epsilon, rel=1e-6)
+    before = est.coef_.copy()
+    with pytest.raises(BudgetExhaustedError):
+        est.fit(X, y, parties=parties)  # two epsilon-1 fits compose past 1.2
+    assert len(ledger.entries()) == 1
+    np.testing.assert_array_equal(est.coef_, before)

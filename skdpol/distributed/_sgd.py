@@ -1,6 +1,7 @@
 """MultiPartyPrivateSGD: seed 004's SGD1 and SGD2, in this process or on Dask."""
 
 import math
+import os
 import warnings
 from numbers import Integral, Real
 
@@ -26,7 +27,8 @@ from ..linear_model._public import (
 from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
 from ..online._noisy_gd import MAX_STEPS, MOMENTUM, gradient_schedule
 from ..mechanisms._discrete import grid_sensitivity, grid_step
-from ..utils import run_transaction
+from ..ledger import PrivacyLedger
+from ..ledger._hook import HEAD, charged_transaction, record_release
 from ..utils._stream import is_seeded
 from . import _accounting
 from ._parties import DaskParties, LocalParties, payload_bytes
@@ -189,6 +191,12 @@ default="auto"
         deployment. An int makes runs reproducible: the coordinator then
         derives each party's noise key from it and *can* regenerate and
         subtract the noise (``privacy_spent_.seeded`` is True).
+    ledger : PrivacyLedger, str, path-like or None, default=None
+        Record the fit's cost in this :class:`~skdpol.PrivacyLedger` (or the
+        ledger file at this path), and refuse a fit that would pass its
+        budget with :class:`~skdpol.BudgetExhaustedError` before any row is
+        read (for dask input whose shape is not known in advance, the check
+        happens when the model is released, and a refusal discards it).
 
     Attributes
     ----------
@@ -282,12 +290,13 @@ default="auto"
         "noise_sampler": [StrOptions({"float", "discrete"})],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
+        "ledger": [PrivacyLedger, str, os.PathLike, None],
     }
 
     def __init__(self, *, protocol="sgd2", trust_model="local", loss="squared_error",
                  epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None, alpha=None,
                  n_rounds="auto", step_schedule="auto", noise_calibration="tight",
-                 noise_sampler="discrete", fit_intercept=True, random_state=None):
+                 noise_sampler="discrete", fit_intercept=True, random_state=None, ledger=None):
         self.protocol = protocol
         self.trust_model = trust_model
         self.loss = loss
@@ -302,6 +311,7 @@ default="auto"
         self.noise_sampler = noise_sampler
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.ledger = ledger
 
     # ----------------------------------------------------------- tags
     def __sklearn_tags__(self):
@@ -339,7 +349,8 @@ default="auto"
         -------
         self : object
         """
-        run_transaction(self, self._fit, X, y, parties, classes)
+        # with a ledger budget, the cost is checked before any row is read
+        charged_transaction(self, self._fit, X, y, parties, classes)
         return self
 
     def _check_combination(self):
@@ -356,6 +367,9 @@ default="auto"
 
     def _fit(self, X, y, parties, classes):
         self._check_combination()
+        # every fit is a new release of its own: never a continuation of the
+        # previous fit's ledger entry (which would replace, not add, its cost)
+        self.__dict__.pop(HEAD, None)
         classifier = self.loss == "log_loss"
         if _is_dask(X) or _is_dask(y):
             if parties is not None:
@@ -536,6 +550,11 @@ default="auto"
         self.privacy_spent_ = PrivacySpent(
             epsilon=float(spent_eps), delta=float(self.delta), accountant=method,
             bounds_trusted=not inferred, releases=1, inferred=inferred, seeded=seeded)
+        if self.protocol == "sgd2":
+            ledger_event = event_spent
+        else:
+            ledger_event = _accounting.sgd1_event(mult, n_rows)
+        record_release(self, ledger_event)  # last: a refusal undoes the fit
 
     def _schedule(self):
         if self.step_schedule == "auto":
