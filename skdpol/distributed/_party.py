@@ -70,8 +70,8 @@ def encode_labels(y, terms):
     classes = np.asarray(terms.classes)
     index = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
     unknown = classes[index] != y
-    if np.any(unknown):  # count them, never echo the values (they are data)
-        raise ValueError(f"y has labels not in classes in {int(unknown.sum())} row(s).")
+    if np.any(unknown):  # neither the values nor their count: both are data
+        raise ValueError("y has labels that are not in classes.")
     if classes.size == 2:
         return np.where(index == 1, 1.0, -1.0)
     return index.astype(np.float64)
