@@ -26,12 +26,6 @@ def _tree(folder):
     return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
 
 
-def test_runs_the_checkouts_code(tmp_path):
-    result = subprocess.run([sys.executable, "-c", "import skdpol; print(skdpol.__file__)"],
-                            cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
-    assert Path(result.stdout.strip()).parent == ROOT / "skdpol"
-
-
 @pytest.mark.parametrize("args", [[], ["demo"], ["reproduce"]], ids=["top", "demo", "reproduce"])
 def test_help_exits_zero_and_describes_the_command(args, capsys):
     with pytest.raises(SystemExit) as exit_info:

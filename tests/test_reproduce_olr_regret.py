@@ -56,7 +56,7 @@ def test_tight_below_paper_at_eps_1(small_run):
     # exact accounting (its true eps is ~0.32). Same stream and same standard
     # normal draws in both runs: the paper/tight ratio of final average regret
     # was 1.17-1.25 over 20 seeds. (At eps <= 0.1 the ordering flips or is
-    # within noise: there the formula under-noises, see docs/reproduction_olr.md.)
+    # within noise: there the formula under-noises, see docs/reproductions/olr_regret.md.)
     table, _ = small_run
     final = table.set_index("method")["avg_regret_T"]
     assert final[TIGHT] < final[PAPER]

@@ -463,7 +463,7 @@ def run(out_dir, *, quick=False, command=None):
     ----------
     out_dir : str or path-like
     quick : bool, default=False
-        3,000 rows, one run (a smoke test of the pipeline, not the table).
+        2,000 rows, one run (a smoke test of the pipeline, not the table).
     command : str or None, default=None
 
     Returns
@@ -471,6 +471,6 @@ def run(out_dir, *, quick=False, command=None):
     paths : list of pathlib.Path
         The Markdown page and the figure written.
     """
-    options = dict(n_samples=3_000, n_runs=1) if quick else {}
+    options = dict(n_samples=2_000, n_runs=1) if quick else {}
     reproduce_logistic_generated(out_dir, command=command, **options)
     return [Path(out_dir) / "logistic_generated.md", Path(out_dir) / "logistic_generated.png"]

@@ -220,13 +220,13 @@ the comparator). The seed's bounds: slope <= 0.5 with full information,
 
 
 def run(out_dir, *, quick=False, command=None):
-    """The CLI's entry: T = 20,000 over three seeds, or ``quick`` (T = 1,000, one seed).
+    """The CLI's entry: T = 20,000 over three seeds, or ``quick`` (T = 600, one seed).
 
     Returns
     -------
     paths : list of pathlib.Path
         The Markdown page and the figure written.
     """
-    options = dict(n_samples=1_000, seeds=(0,)) if quick else {}
+    options = dict(n_samples=600, seeds=(0,)) if quick else {}
     reproduce_mi_ogd_regret(out_dir, command=command, **options)
     return [Path(out_dir) / "mi_ogd_regret.md", Path(out_dir) / "mi_ogd_regret.png"]

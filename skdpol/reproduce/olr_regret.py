@@ -446,7 +446,7 @@ def run(out_dir, *, quick=False, command=None):
     ----------
     out_dir : str or path-like
     quick : bool, default=False
-        T = 2,000 rounds, eps in (0.1, 1), one run (a smoke test of the
+        T = 1,000 rounds, eps in (0.1, 1), one run (a smoke test of the
         pipeline, not the figure).
     command : str or None, default=None
 
@@ -455,6 +455,6 @@ def run(out_dir, *, quick=False, command=None):
     paths : list of pathlib.Path
         The Markdown page and the figure written.
     """
-    options = (dict(n_samples=2_000, epsilons=(0.1, 1.0), n_repeats=1) if quick else {})
+    options = (dict(n_samples=1_000, epsilons=(0.1, 1.0), n_repeats=1) if quick else {})
     reproduce_olr(out_dir, command=command, **options)
     return [Path(out_dir) / "olr_regret.md", Path(out_dir) / "olr_regret.png"]

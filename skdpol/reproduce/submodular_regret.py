@@ -194,13 +194,13 @@ T = 20,000 with rounds of several rows and the selector's speed
 
 
 def run(out_dir, *, quick=False, command=None):
-    """The CLI's entry: T = 10,000 over two seeds, or ``quick`` (T = 400, one seed).
+    """The CLI's entry: T = 10,000 over two seeds, or ``quick`` (T = 200, one seed).
 
     Returns
     -------
     paths : list of pathlib.Path
         The Markdown page and the figure written.
     """
-    options = dict(n_rounds=400, seeds=(0,)) if quick else {}
+    options = dict(n_rounds=200, seeds=(0,)) if quick else {}
     reproduce_submodular_regret(out_dir, command=command, **options)
     return [Path(out_dir) / "submodular_regret.md", Path(out_dir) / "submodular_regret.png"]
