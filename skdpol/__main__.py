@@ -138,10 +138,10 @@ def _add_reproduce(subparsers):
 SUBCOMMANDS = (_add_demo, _add_reproduce)
 
 
-def build_parser():
-    """The ``python -m skdpol`` parser with every subcommand."""
+def build_parser(prog="python -m skdpol"):
+    """The command line's parser with every subcommand."""
     parser = argparse.ArgumentParser(
-        prog="python -m skdpol",
+        prog=prog,
         description="Differentially private online learners with the scikit-learn API.")
     from . import __version__
 
@@ -163,7 +163,10 @@ def main(argv=None):
     Four private estimators...
     0
     """
-    args = build_parser().parse_args(argv)  # exits 2 on a bad command line
+    prog = "python -m skdpol"
+    if argv is None and Path(sys.argv[0]).name not in ("__main__.py", "-c", "-m"):
+        prog = Path(sys.argv[0]).name  # the installed ``skdpol`` script
+    args = build_parser(prog).parse_args(argv)  # exits 2 on a bad command line
     try:
         return args.func(args)
     except (ImportError, ValueError, FileNotFoundError, PermissionError) as exc:

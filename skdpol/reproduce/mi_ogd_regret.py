@@ -205,10 +205,17 @@ the comparator). The seed's bounds: slope <= 0.5 with full information,
 
 ## Reading it
 
+* The comparator is the best *unconstrained* model. MI-OGD plays inside the
+  ball of its penalised problem (the estimator's `alpha`), and the seed's
+  bounds are stated against the best model in that ball; so even without
+  noise the average regret here levels off above 0 and the slopes stay near
+  1. Read the curves for the ordering (noise, then feedback), not as a test
+  of the seed's rates.
 * Each row reaches the learner as **one** noisy vector, so the whole stream
   costs one Gaussian release of multiplier m (a local guarantee): the noise
   per round is that of a single release, far larger than the tree's noise on
-  sums. Small epsilon therefore leaves the learner close to random.
+  sums. Small epsilon therefore costs far more accuracy here than with the
+  tree-based algorithms of the same estimator (`"ftrl"`, `"ftal"`).
 * Bandit feedback sees one loss value per round and estimates the gradient
   from it (scaled by the dimension over the smoothing radius), so its
   gradient noise is much larger and its regret falls much more slowly, even
