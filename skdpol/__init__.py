@@ -2,6 +2,7 @@
 
 from .exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from .feature_selection import PrivateSubmodularSelector
+from .ledger import PrivacyLedger
 from .linear_model import (
     KernelPrivateOnlineRegressor,
     PrivateOnlineLogistic,
@@ -14,6 +15,7 @@ __all__ = [
     "BudgetExhaustedError",
     "KernelPrivateOnlineRegressor",
     "PrivacyLeakWarning",
+    "PrivacyLedger",
     "PrivateOnlineLogistic",
     "PrivateOnlineRegressor",
     "PrivateSubmodularSelector",

@@ -5,6 +5,7 @@ Subcommands::
     python -m skdpol demo                       # the four estimators, their scores and cost
     python -m skdpol reproduce olr-regret       # one of the seed papers' experiments
     python -m skdpol reproduce all --quick      # every experiment, seconds each
+    python -m skdpol ledger show PATH           # the entries of a privacy ledger
     python -m skdpol <subcommand> --help
 
 Each subcommand is one ``_add_<name>(subparsers)`` function below that builds
@@ -134,8 +135,15 @@ def _add_reproduce(subparsers):
     p.set_defaults(func=_reproduce)
 
 
+# ------------------------------------------------------------------ ledger
+def _add_ledger(subparsers):
+    from .ledger._cli import add_subparser  # ledger show PATH
+
+    add_subparser(subparsers)
+
+
 # ------------------------------------------------------------------ entry point
-SUBCOMMANDS = (_add_demo, _add_reproduce)
+SUBCOMMANDS = (_add_demo, _add_reproduce, _add_ledger)
 
 
 def build_parser(prog="python -m skdpol"):

@@ -11,6 +11,7 @@ from skdpol import (
     PrivateOnlineLogistic,
     PrivateOnlineRegressor,
 )
+from skdpol.preprocessing import PrivateStandardScaler, PublicRangeScaler
 
 ESTIMATORS = [
     PrivateOnlineRegressor(),  # defaults: bounds read off the data (warns)
@@ -27,6 +28,9 @@ ESTIMATORS = [
     KernelPrivateOnlineRegressor(y_bound=5.0, algorithm="gd", batch_size=50, n_components=16),
     PrivateSubmodularSelector(random_state=0),
     PrivateSubmodularSelector(feedback="bandit", delta=0.0, random_state=0),
+    PrivateStandardScaler(),  # defaults: bounds read off the data (warns)
+    PrivateStandardScaler(bounds=(-5.0, 5.0), delta=0.0),  # pure DP (L2-Laplace)
+    PublicRangeScaler(bounds=(-5.0, 5.0)),
 ]
 
 

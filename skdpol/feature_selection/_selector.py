@@ -1,6 +1,7 @@
 """PrivateSubmodularSelector: private online submodular minimisation (seed 001)."""
 
 import math
+import os
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,7 +13,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..accounting import PrivacySpent, calibrate_noise_multiplier, epsilon_spent
 from ..mechanisms import tree_event
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
-from ..utils import StreamMixin, run_transaction
+from ..ledger import PrivacyLedger
+from ..ledger._hook import charged_transaction, record_release
+from ..utils import StreamMixin
 from ..utils._stream import is_seeded
 from ._public import PublicSubmodularSelector
 
@@ -62,6 +65,11 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds the noise and the rounding coins; None (OS entropy) for real
         releases.
+    ledger : PrivacyLedger, str, path-like or None, default=None
+        Record the cost of every release in this :class:`~skdpol.PrivacyLedger`
+        (or the ledger file at this path), and refuse a call that would pass
+        its budget with :class:`~skdpol.BudgetExhaustedError` before any row
+        is read. A stream is one entry, its latest cumulative cost.
 
     Attributes
     ----------
@@ -114,11 +122,12 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         "horizon": [Interval(Integral, 1, None, closed="left"), None],
         "noise_sampler": [StrOptions({"float", "discrete"})],
         "random_state": ["random_state"],
+        "ledger": [PrivacyLedger, str, os.PathLike, None],
     }
 
     def __init__(self, *, n_items=None, cost="concave", cost_bound=None, feedback="full",
                  epsilon=1.0, delta=1e-5, alpha=0.05, mu=0.1, batch_size=1, horizon=None,
-                 noise_sampler="discrete", random_state=None):
+                 noise_sampler="discrete", random_state=None, ledger=None):
         self.n_items = n_items
         self.cost = cost
         self.cost_bound = cost_bound
@@ -131,6 +140,7 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         self.horizon = horizon
         self.noise_sampler = noise_sampler
         self.random_state = random_state
+        self.ledger = ledger
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -181,7 +191,8 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
                                            seeded=is_seeded(self.random_state))
 
     def _transaction(self, method, *args):
-        return run_transaction(self, method, *args)
+        # with a ledger budget, the call's cost is checked before any row is read
+        return charged_transaction(self, method, *args)
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")
@@ -230,6 +241,7 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         self.n_samples_seen_ += X.shape[0]
         self._asked = False
         self._publish()
+        record_release(self, self._algo.event())  # last: a refusal undoes the call
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -245,10 +257,14 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         -------
         self : object
         """
+        self._transaction(self._fit, X)
+        return self
+
+    def _fit(self, X):
+        # inside the transaction: a refused or failed fit keeps the previous release
         for name in ("_algo", "support_", "x_", "n_samples_seen_", "privacy_spent_"):
             self.__dict__.pop(name, None)
-        self._transaction(self._learn, X, True)
-        return self
+        self._learn(X, True)
 
     # ----------------------------------------------------------- live play
     def ask(self):
@@ -301,3 +317,4 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         self.n_samples_seen_ += 1
         self._asked = False
         self._publish()
+        record_release(self, self._algo.event())  # last: a refusal undoes the call

@@ -2,6 +2,7 @@
 the gradient-family algorithms (igd, giga, ftal, mi-ogd) behind ``algorithm``."""
 
 import math
+import os
 import warnings
 from numbers import Integral, Real
 
@@ -11,9 +12,11 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
+from ..ledger import PrivacyLedger
+from ..ledger._hook import charged_transaction, record_release
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
-from ..utils import StreamMixin, row_norms_max, run_transaction
+from ..utils import StreamMixin, row_norms_max
 from ..utils._stream import is_seeded
 
 
@@ -37,6 +40,7 @@ SHARED_CONSTRAINTS = {
     "noise_sampler": [StrOptions({"float", "discrete"})],
     "fit_intercept": ["boolean"],
     "random_state": ["random_state"],
+    "ledger": [PrivacyLedger, str, os.PathLike, None],
 }
 
 # fit's rounds for the one-release paths that work in rounds (POL): with
@@ -91,8 +95,10 @@ class PrivateLinearMixin(StreamMixin):
 
     # ----------------------------------------------------------- state
     def _transaction(self, method, *args):
-        """Run ``method(*args)``; on any error restore the state as it was."""
-        return run_transaction(self, method, *args)
+        """Run ``method(*args)``; on any error restore the state as it was.
+
+        With a ledger budget, the call's cost is checked before any row is read."""
+        return charged_transaction(self, method, *args)
 
     @property
     def _noise(self):
@@ -243,6 +249,7 @@ class PrivateLinearMixin(StreamMixin):
         self._publish(W)
         self.privacy_spent_ = self._spent(event, self._releases)
         self._publish_mi()
+        record_release(self, event)  # last: a refusal undoes the call
 
     def _begin_one_release(self, n_rows):
         """``fit``: a new one-release stream; returns its round size."""
@@ -263,6 +270,7 @@ class PrivateLinearMixin(StreamMixin):
         self._releases = 1
         self.privacy_spent_ = self._spent(event, 1)
         self._publish_mi()
+        record_release(self, event)  # last: a refusal undoes the call
 
     # ----------------------------------------------------------- gradient family
     def _algorithm_for(self, stream):

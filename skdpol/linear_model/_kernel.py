@@ -138,6 +138,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         so the row norm stays 1; the intercept is regularised like the
         other weights).
     {random_state}
+    {ledger}
         The feature map and the noise come from two independent streams
         spawned from it, so publishing the map reveals nothing of the noise.
 
@@ -216,6 +217,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         "noise_sampler": SHARED_CONSTRAINTS["noise_sampler"],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
+        "ledger": SHARED_CONSTRAINTS["ledger"],
     }
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None, kernel="rbf",
@@ -223,7 +225,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
                  n_components=128, algorithm="auto", alpha=1e-4, max_iter=1000,
                  residual_bound=0.125, theta=0.8, t0=None,
                  batch_size="auto", horizon=None, noise_calibration="tight", noise_sampler="discrete",
-                 fit_intercept=True, random_state=None):
+                 fit_intercept=True, random_state=None, ledger=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -243,6 +245,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self.noise_sampler = noise_sampler
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.ledger = ledger
 
     # ----------------------------------------------------------- set-up
     def _start(self, X, y, one_release=False):

@@ -94,6 +94,7 @@ default="auto"
         Used by ``"ftrl"`` and ``"ftal"`` streams.
     {fit_intercept}
     {random_state}
+    {ledger}
 
     Attributes
     ----------
@@ -177,7 +178,7 @@ default="auto"
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
                  algorithm="auto", feedback="full", batch_size="auto", horizon=None,
                  noise_calibration="tight", noise_sampler="discrete", mechanism="auto",
-                 fit_intercept=True, random_state=None):
+                 fit_intercept=True, random_state=None, ledger=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -191,6 +192,7 @@ default="auto"
         self.mechanism = mechanism
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.ledger = ledger
 
     # ----------------------------------------------------------- labels
     def _set_classes(self, classes, y):

@@ -89,6 +89,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         Used by ``"ftl"`` (the default stream), ``"ftrl"`` and ``"ftal"``.
     {fit_intercept}
     {random_state}
+    {ledger}
 
     Attributes
     ----------
@@ -179,7 +180,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
                  alpha=None, algorithm="auto", residual_bound=0.125, feedback="full",
                  batch_size="auto", horizon=None, noise_calibration="tight",
                  noise_sampler="discrete", mechanism="auto", fit_intercept=True,
-                 random_state=None):
+                 random_state=None, ledger=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -195,6 +196,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self.mechanism = mechanism
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.ledger = ledger
 
     # ----------------------------------------------------------- set-up
     def _check_params(self, stream=True):

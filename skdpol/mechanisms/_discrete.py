@@ -185,6 +185,12 @@ _INT64_MAX = 2**63 - 1  # (a test lowers it to send proposals to the Python-inte
 _VECTOR_LIMIT = {"gaussian": 2.0**22, "laplace": 2.0**40}
 
 
+def fast_scale_limit(noise="gaussian"):
+    """Largest scale (grid units) the vectorised sampler serves; beyond it
+    draws fall back to a Python loop about 100x slower per coordinate."""
+    return _VECTOR_LIMIT[noise]
+
+
 def _fill(n, propose, rate):
     """``n`` i.i.d. accepted draws: ``propose(m)`` returns the accepted ones
     among m independent proposals; over-proposing and keeping the first

@@ -66,6 +66,11 @@ _SHARED = {
     "fit_intercept": """fit_intercept : bool, default=True
         Learn an intercept through a constant column equal to ``data_norm``
         (the clipped row then has norm at most ``sqrt(2) * data_norm``).""",
+    "ledger": """ledger : PrivacyLedger, str, path-like or None, default=None
+        Record the cost of every release in this :class:`~skdpol.PrivacyLedger`
+        (or the ledger file at this path), and refuse a call that would pass
+        its budget with :class:`~skdpol.BudgetExhaustedError` before any row
+        is read. A stream is one entry, its latest cumulative cost.""",
     "random_state": """random_state : int, RandomState instance or None, default=None
         Seeds the noise. Use None (fresh OS entropy) for real releases: anyone
         who knows the seed can regenerate the noise and subtract it. An int

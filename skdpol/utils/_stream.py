@@ -176,6 +176,7 @@ class StreamMixin:
         if not one_release:
             index = self._n_streams = getattr(self, "_n_streams", 0) + 1
         self._stream_terms = frozen_terms(self)
+        self.__dict__.pop("_ledger_head", None)  # a new stream is a new ledger branch
         self._inferred = ()
         self._rng = stream_rng(self.random_state, index)
         return self._rng

@@ -1,0 +1,85 @@
+"""Composition of recorded events into one (epsilon, delta).
+
+Every recorded release is assumed to have seen the same people (the
+conservative reading of "one ledger per data set"), so the charged events
+compose sequentially. The routes, all dp-accounting's:
+
+* :func:`skdpol.accounting.epsilon_spent` first: Gaussian-only compositions
+  by Gaussian DP (exact: the composition is one Gaussian mechanism,
+  converted with dp-accounting's analytic Gaussian -- what a PLD would give,
+  without discretisation); zCDP with Gaussians by dp-accounting's RDP
+  accountant (the discrete Gaussian's guarantee is a Renyi bound, so no PLD
+  exists for it); pure DP at ``delta=0`` by adding epsilons; anything else
+  by composing privacy loss distributions (PLD);
+* when no PLD exists for some event (a zCDP event next to a Laplace or
+  randomized-response one), dp-accounting's RDP accountant for the whole
+  composition, under ``REPLACE_ONE`` (the relation under which skdpol's
+  randomized-response events mean their epsilon; Gaussian and Laplace
+  events are read as a shift of one multiplier there too).
+
+The route is returned with the figure, so the ledger says which it used.
+"""
+
+import math
+
+import dp_accounting
+from dp_accounting import NeighboringRelation, dp_event
+from dp_accounting.rdp import RdpAccountant
+
+from ..accounting import epsilon_spent
+from ..accounting._spent import _RDP_ORDERS, _leaves, _round_up
+
+
+def _noiseless(event):
+    """True when some part of ``event`` was released without noise (infinite cost)."""
+    for e, _ in _leaves(event):
+        if isinstance(e, (dp_event.GaussianDpEvent, dp_event.LaplaceDpEvent)):
+            if e.noise_multiplier == 0:
+                return True
+        elif isinstance(e, dp_event.ZCDpEvent):
+            if math.isinf(e.rho) or math.isinf(e.xi):
+                return True
+        elif isinstance(e, dp_event.RandomizedResponseDpEvent):
+            if e.noise_parameter == 0:
+                return True
+        elif isinstance(e, dp_event.NonPrivateDpEvent):
+            return True
+    return False
+
+
+def _rdp_epsilon(event, delta):
+    accountant = RdpAccountant(orders=_RDP_ORDERS,
+                               neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    accountant.compose(event)
+    return accountant.get_epsilon(delta)
+
+
+def compose(events, delta):
+    """(epsilon, accountant) of the sequential composition of ``events`` at ``delta``.
+
+    Parameters
+    ----------
+    events : list of dp_accounting.DpEvent
+    delta : float
+
+    Returns
+    -------
+    epsilon : float
+        Rounded up to 10 decimals; ``inf`` when an event has no noise or
+        ``delta=0`` leaves a non-pure event unbounded.
+    accountant : str
+        ``"none"`` (nothing recorded), ``"gdp"``, ``"zcdp"``, ``"pure"``,
+        ``"pld"`` or ``"rdp"``.
+    """
+    events = [e for e in events if not isinstance(e, dp_event.NoOpDpEvent)]
+    if not events:
+        return 0.0, "none"
+    total = dp_event.ComposedDpEvent(list(events))
+    if _noiseless(total):
+        return math.inf, "none (a release without noise)"
+    try:
+        return epsilon_spent(total, delta)
+    except dp_accounting.UnsupportedEventError:
+        if delta == 0:
+            return math.inf, "rdp"
+        return _round_up(float(_rdp_epsilon(total, delta))), "rdp"

@@ -1,0 +1,159 @@
+"""How an estimator meets its ledger: a check before the call, a record per release.
+
+Two hooks, nothing else:
+
+* :func:`charged_transaction` replaces the estimator's all-or-nothing
+  transaction. With a budget, it first learns what the call will cost
+  *without reading a row*: a throw-away deep copy of the estimator runs the
+  same call on zero rows of the call's shape (row and column counts are
+  public under replace-one neighbours) and stops at its release site with
+  the event; the ledger refuses (``BudgetExhaustedError``) before the real
+  call starts. Every estimator's cost depends on public quantities only
+  (parameters, shapes, the stream's rounds so far), which this relies on
+  and ``tests/test_ledger.py`` checks (the dry run's event equals the real
+  one).
+* :func:`record_release` at every release site appends the release's
+  event (for a stream, the cumulative one) in one transaction that checks
+  the budget again (another process may have spent since), and remembers
+  the entry as the estimator's ledger head, so the stream's next release
+  continues it. A new stream forgets the head (``StreamMixin._begin_stream``).
+"""
+
+import copy
+import math
+import os
+import warnings
+
+import numpy as np
+from dp_accounting import dp_event
+from sklearn.base import is_classifier
+
+from ..utils import run_transaction
+from ._ledger import PrivacyLedger
+
+# the estimator attribute holding (branch, entry id) of its stream's last record
+HEAD = "_ledger_head"
+
+
+class _Planned(BaseException):
+    """Carries the dry run's event out of the throw-away copy (never seen by users)."""
+
+    def __init__(self, event, head):
+        super().__init__()
+        self.event = event
+        self.head = head  # after the call's own stream start (a new stream has none)
+
+
+def resolve_ledger(ledger):
+    """The :class:`PrivacyLedger` of an estimator's ``ledger`` parameter (or None)."""
+    if ledger is None or isinstance(ledger, PrivacyLedger):
+        return ledger
+    return PrivacyLedger(ledger)
+
+
+def _zeros_like(X):
+    """Zero rows of X's shape (and column names): the public part of X."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        shape = np.shape(X)
+    if hasattr(X, "columns"):  # a DataFrame: keep the (public) column names
+        import pandas as pd
+
+        return pd.DataFrame(np.zeros(shape), columns=X.columns)
+    return np.zeros(shape)
+
+
+def _placeholder_labels(estimator, y, args):
+    n = len(y)
+    if not is_classifier(estimator):
+        return np.zeros(n)
+    # the public label set: the call's classes, the stream's, or (classes=None,
+    # already flagged as read off y) the labels' set
+    classes = args[2] if len(args) > 2 and args[2] is not None else None
+    if classes is None:
+        classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        classes = np.unique(np.asarray(y))
+    return np.resize(np.asarray(classes), n)
+
+
+def _is_array(value):
+    return hasattr(value, "shape") or isinstance(value, (list, tuple))
+
+
+def _placeholder_args(estimator, args):
+    if not args:
+        return args
+    first = args[0]
+    if callable(first):  # a live round's cost callable (the selector's tell)
+        return (lambda masks: np.zeros(len(masks)), *args[1:])
+    if not _is_array(first):  # a number (bandit feedback)
+        return (0.0, *args[1:])
+    out = [_zeros_like(first)]
+    if len(args) > 1 and _is_array(args[1]):
+        out.append(_placeholder_labels(estimator, args[1], args))
+        out.extend(args[2:])
+    else:
+        out.extend(args[1:])
+    return tuple(out)
+
+
+def planned_event(estimator, method, args):
+    """(event, head) the call ``method(*args)`` will record, from public quantities only.
+
+    ``head`` is the ledger head the release will continue (None for a call
+    that starts a stream). (None, None) when the dry run fails (the real call
+    then reports its own error, or is checked at its release site).
+    """
+    shadow = copy.deepcopy(estimator)
+    shadow._ledger_planning = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(shadow, method.__name__)(*_placeholder_args(estimator, args))
+    except _Planned as planned:
+        return planned.event, planned.head
+    except Exception:
+        return None, None
+    return None, None  # the call released nothing
+
+
+def charged_transaction(estimator, method, *args):
+    """``run_transaction`` with the ledger's budget checked before any row is read."""
+    if getattr(estimator, "_ledger_planning", False):
+        return run_transaction(estimator, method, *args)
+    ledger = resolve_ledger(getattr(estimator, "ledger", None))
+    if ledger is not None and ledger.budget is not None:
+        event, head = planned_event(estimator, method, args)
+        if event is not None:
+            ledger.check(event, parent=None if head is None else head[1])
+    return run_transaction(estimator, method, *args)
+
+
+def record_release(estimator, event):
+    """Append the release's ``event`` to the estimator's ledger (if any).
+
+    Call it last at a release site, inside the estimator's transaction: a
+    refusal then undoes the call. ``privacy_spent_`` must already be set.
+    """
+    if math.isinf(getattr(estimator, "epsilon", 0.0)):
+        # epsilon=inf releases without noise, whatever event its code path states
+        event = dp_event.NonPrivateDpEvent()
+    if getattr(estimator, "_ledger_planning", False):
+        raise _Planned(event, estimator.__dict__.get(HEAD))
+    ledger = resolve_ledger(getattr(estimator, "ledger", None))
+    if ledger is None:
+        return
+    spent = getattr(estimator, "privacy_spent_", None)
+    head = estimator.__dict__.get(HEAD)
+    params = estimator.get_params(deep=False)
+    params["ledger"] = None if params.get("ledger") is None else os.fspath(ledger.path)
+    entry = ledger.record(
+        event, source=type(estimator).__name__, params=params,
+        delta=float(getattr(estimator, "delta", 0.0)),
+        epsilon=None if spent is None else spent.epsilon,
+        releases=getattr(spent, "releases", 1) or 1,
+        parent=None if head is None else head[1],
+        inferred=tuple(getattr(spent, "inferred", ()) or ()),
+        seeded=bool(getattr(spent, "seeded", False)))
+    setattr(estimator, HEAD, (entry.branch, entry.id))

@@ -1,0 +1,151 @@
+"""The ledger's SQLite file: schema, connections, and the check-and-append.
+
+Why SQLite (standard library): several processes (``GridSearchCV`` workers,
+a notebook and a batch job) append to one file, and a writer may be killed
+at any moment. In WAL mode with ``synchronous=FULL`` a transaction is on
+disk entirely or not at all, readers never block the writer, and a killed
+writer's half-done transaction is rolled back by the next connection. Every
+append runs in one ``BEGIN IMMEDIATE`` transaction, which takes the write
+lock *before* reading: the budget check and the insert see the same ledger,
+so two processes cannot both pass a check that only one of them fits in.
+
+Branches. A stream's releases are cumulative (its latest event covers all
+of its earlier releases), so only the *tip* of a branch is charged. An
+entry continues its parent (the entry the estimator's previous release
+wrote) when no other entry has continued that parent yet; otherwise it is a
+fork -- a second continuation of one checkpoint (a pickle restored twice,
+a deep copy) -- and starts a branch of its own, charged in full. The fork's
+event also covers the shared releases before the checkpoint, so they are
+counted twice: conservative, never under-charged.
+"""
+
+import datetime
+import json
+import os
+import sqlite3
+import uuid
+from urllib.parse import quote
+
+FORMAT = "skdpol-ledger-1"
+# seconds a writer waits for another process's transaction before failing
+TIMEOUT = 60.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    parent INTEGER,
+    source TEXT NOT NULL,
+    params TEXT NOT NULL,
+    event TEXT NOT NULL,
+    delta REAL NOT NULL,
+    epsilon REAL,
+    releases INTEGER NOT NULL,
+    inferred TEXT NOT NULL,
+    seeded INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_branch ON entries (branch, id);
+CREATE INDEX IF NOT EXISTS entries_parent ON entries (parent);
+"""
+
+_COLUMNS = ("id", "time", "branch", "parent", "source", "params", "event", "delta",
+            "epsilon", "releases", "inferred", "seeded")
+
+
+class NotALedgerError(ValueError):
+    """The file exists but is not a skdpol ledger."""
+
+
+class EmptyLedger(Exception):
+    """The file exists but holds no table yet (its creator has not committed)."""
+
+
+def connect(path, *, create=True):
+    """A connection in autocommit mode (transactions are explicit).
+
+    ``create=False`` opens an existing file and never creates one (nor its tables).
+    """
+    if create:
+        conn = sqlite3.connect(path, timeout=TIMEOUT, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA.strip().split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            conn.close()
+            raise
+    else:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no ledger at {path}")
+        conn = sqlite3.connect(f"file:{quote(path)}?mode=rw", uri=True, timeout=TIMEOUT,
+                               isolation_level=None)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        try:
+            # a file another process has just created and not yet given its tables
+            being_made = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+        except sqlite3.DatabaseError:
+            being_made = False
+        conn.close()
+        if being_made:
+            raise EmptyLedger(path) from None
+        raise NotALedgerError(f"{path} is not a skdpol ledger ({exc}).") from None
+    if row is None or row[0] != FORMAT:
+        conn.close()
+        raise NotALedgerError(f"{path} is not a skdpol ledger (format {row!r}).")
+    return conn
+
+
+def read_rows(conn):
+    """Every entry as a dict, oldest first."""
+    rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM entries ORDER BY id").fetchall()
+    return [dict(zip(_COLUMNS, r)) for r in rows]
+
+
+def tips(conn):
+    """The charged entries: the latest of every branch."""
+    rows = conn.execute(
+        f"SELECT {', '.join(_COLUMNS)} FROM entries WHERE id IN "
+        "(SELECT MAX(id) FROM entries GROUP BY branch) ORDER BY id").fetchall()
+    return [dict(zip(_COLUMNS, r)) for r in rows]
+
+
+def resolve_branch(conn, parent):
+    """(branch, parent) of a new entry continuing ``parent`` (an entry id or None).
+
+    A new stream, or a parent this file does not hold (the ledger was
+    replaced), gets a fresh branch; a parent someone already continued is
+    forked (see the module docstring).
+    """
+    if parent is not None:
+        row = conn.execute("SELECT branch FROM entries WHERE id = ?", (parent,)).fetchone()
+        if row is not None:
+            taken = conn.execute("SELECT 1 FROM entries WHERE parent = ? AND branch = ?",
+                                 (parent, row[0])).fetchone()
+            if taken is None:
+                return row[0], parent
+            return uuid.uuid4().hex, parent  # a second continuation: a fork
+    return uuid.uuid4().hex, None
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def insert(conn, entry):
+    """Insert one entry (a dict of the columns but ``id``); returns its id."""
+    names = [c for c in _COLUMNS if c != "id"]
+    values = [entry[c] if c != "inferred" else json.dumps(list(entry[c])) for c in names]
+    cur = conn.execute(
+        f"INSERT INTO entries ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+        values)
+    return cur.lastrowid

@@ -1,0 +1,176 @@
+"""A scaler from public ranges only, and the row-norm bound of what these output."""
+
+import math
+
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._scaler import PrivateStandardScaler, column_bounds
+
+
+class PublicRangeScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Map each column's public range [lo, hi] to [-1, 1]; reads no data, spends nothing.
+
+    ``fit`` only checks the shape: no statistic of the rows is computed, so
+    fitting on private rows releases nothing (beyond the column count).
+    Values outside the range are clipped.
+
+    Parameters
+    ----------
+    bounds : (lo, hi)
+        Public range of each column (numbers, or one per column).
+
+    Attributes
+    ----------
+    bounds_ : tuple of ndarray
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when X has string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpol.preprocessing import PublicRangeScaler, row_norm_bound
+    >>> scaler = PublicRangeScaler(bounds=([0.0, 17.0], [10.0, 90.0]))
+    >>> scaler.fit_transform(np.array([[5.0, 17.0], [20.0, 90.0]]))
+    array([[ 0., -1.],
+           [ 1.,  1.]])
+    >>> round(row_norm_bound(scaler, n_features=2), 4)
+    1.4142
+    """
+
+    _parameter_constraints = {"bounds": ["array-like", tuple]}
+
+    def __init__(self, bounds=(0.0, 1.0)):
+        self.bounds = bounds
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.requires_fit = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Check the column count against the bounds (reads no statistic).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+        """
+        X = validate_data(self, X, reset=True, dtype=np.float64)
+        self.bounds_ = column_bounds(self.bounds, X.shape[1])
+        return self
+
+    def transform(self, X):
+        """Clip to the bounds and map them to [-1, 1].
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self, "bounds_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        lo, hi = self.bounds_
+        return (np.clip(X, lo, hi) - (lo + hi) / 2) / ((hi - lo) / 2)
+
+
+def _columns(transformer, n_features):
+    """Output columns of a one-to-one transformer, from its parameters (or fit)."""
+    if n_features is not None:
+        return int(n_features)
+    if hasattr(transformer, "n_features_in_"):
+        return int(transformer.n_features_in_)
+    bounds = getattr(transformer, "bounds", None)
+    if bounds is not None:
+        sizes = {np.size(b) for b in bounds}
+        if max(sizes) > 1:
+            return max(sizes)
+    raise ValueError(
+        f"the column count of {type(transformer).__name__} is not stated by its parameters: "
+        "give per-column bounds or n_features.")
+
+
+def _squared_bound(transformer, n_features):
+    if isinstance(transformer, Pipeline):
+        # earlier steps (constant imputation, ...) change values, not the last step's bound
+        return _squared_bound(transformer.steps[-1][1], n_features)
+    if isinstance(transformer, PublicRangeScaler):
+        return float(_columns(transformer, n_features))  # each entry in [-1, 1]
+    if isinstance(transformer, PrivateStandardScaler):
+        # |x - mean_| <= hi - lo (both within the bounds), scale_ >= min_scale (hi - lo)
+        return _columns(transformer, n_features) / transformer.min_scale**2
+    if isinstance(transformer, OneHotEncoder):
+        if isinstance(transformer.categories, str) or transformer.drop is not None:
+            raise ValueError(
+                "OneHotEncoder needs categories=... (public lists) and drop=None for a "
+                "bound from its parameters: categories='auto' discovers them from the rows.")
+        return float(len(transformer.categories))  # at most one 1 per input column
+    if transformer == "drop":
+        return 0.0
+    if isinstance(transformer, ColumnTransformer):
+        if transformer.remainder != "drop":
+            raise ValueError("a ColumnTransformer needs remainder='drop' for a stated bound.")
+        total = 0.0
+        for _, block, columns in transformer.transformers:
+            total += _squared_bound(block, None if block == "drop" else np.size(columns))
+        return total
+    raise ValueError(
+        f"no row-norm bound is known for {type(transformer).__name__}: its output range "
+        "is not stated by its parameters.")
+
+
+def row_norm_bound(transformer, n_features=None):
+    """The L2 norm bound of every row these transformers output, from parameters only.
+
+    Never reads data or fitted statistics; use it as the next estimator's
+    ``data_norm``.
+
+    * :class:`PublicRangeScaler`: each entry in [-1, 1], so sqrt(d).
+    * :class:`PrivateStandardScaler`: ``mean_`` and the clipped value both
+      lie within the bounds and ``scale_ >= min_scale (hi - lo)``, so each
+      entry is at most ``1 / min_scale``: sqrt(d) / min_scale.
+    * ``OneHotEncoder(categories=[...], drop=None)``: at most one 1 per
+      input column (none for an ignored unknown category).
+    * a ``Pipeline``: its last step's bound; a ``ColumnTransformer``
+      (``remainder="drop"``): the root of the sum of its blocks' squared bounds.
+
+    Parameters
+    ----------
+    transformer : estimator
+        Fitted or not.
+    n_features : int or None, default=None
+        Input columns, when the parameters do not state them (scalar
+        bounds on an unfitted scaler).
+
+    Returns
+    -------
+    bound : float
+
+    Raises
+    ------
+    ValueError
+        For a transformer whose output range its parameters do not state.
+
+    Examples
+    --------
+    >>> from skdpol.preprocessing import PrivateStandardScaler, row_norm_bound
+    >>> row_norm_bound(PrivateStandardScaler(bounds=(0, 1), min_scale=0.1), n_features=4)
+    20.0
+    """
+    return math.sqrt(_squared_bound(transformer, n_features))
