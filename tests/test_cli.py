@@ -26,7 +26,8 @@ def _tree(folder):
     return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
 
 
-@pytest.mark.parametrize("args", [[], ["demo"], ["reproduce"]], ids=["top", "demo", "reproduce"])
+@pytest.mark.parametrize("args", [[], ["demo"], ["reproduce"], ["ledger"], ["ledger", "show"]],
+                         ids=["top", "demo", "reproduce", "ledger", "ledger show"])
 def test_help_exits_zero_and_describes_the_command(args, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([*args, "--help"])
@@ -39,7 +40,7 @@ def test_help_exits_zero_and_describes_the_command(args, capsys):
 
 def test_every_subcommand_has_help():
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
-    assert {"demo", "reproduce"} <= set(subparsers.choices)
+    assert {"demo", "reproduce", "ledger"} <= set(subparsers.choices)
     for name, parser in subparsers.choices.items():
         assert parser.format_help().startswith(f"usage: python -m skdpol {name}")
 
