@@ -41,20 +41,15 @@ def test_readme_starts_with_the_two_commands():
 def test_readme_example_prints_what_the_readme_shows():
     text = README.read_text()
     code, shown = _blocks(text, "python")[0], _blocks(text, "text")[0]
+    # the README draws fresh noise (random_state=None, as a release must); its
+    # printed output is that of random_state=0, which the README says
+    seeded = code.replace("horizon=40_000)", "horizon=40_000, random_state=0)")
+    assert seeded != code and "random_state=0" in text
     out = io.StringIO()
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # the example leaks nothing
-        exec(compile(code, str(README), "exec"), {})
-    printed = out.getvalue().splitlines()
-    assert len(printed) == len(shown.splitlines()) == 4
-    for line, expected in zip(printed, shown.splitlines()):
-        # the noise is fresh (random_state=None): rows, epsilon spent and the
-        # order of magnitude of R^2 are fixed, the R^2 digits may move
-        pattern = r"(\d+) homes: held-out R\^2 (-?[\d.]+), epsilon spent ([\d.]+)"
-        rows, r2, spent = re.fullmatch(pattern, line.strip()).groups()
-        e_rows, e_r2, e_spent = re.fullmatch(pattern, expected.strip()).groups()
-        assert (rows, spent) == (e_rows, e_spent)
-        assert abs(float(r2) - float(e_r2)) <= 0.03
+        exec(compile(seeded, str(README), "exec"), {})
+    assert out.getvalue() == shown
 
 
 def test_readme_example_is_about_ten_lines():
