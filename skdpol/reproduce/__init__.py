@@ -33,16 +33,16 @@ __all__ = ["EXPERIMENTS", "describe", "run_experiment"]
 # name -> (module, one-line description); modules load only when run
 EXPERIMENTS = {
     "olr-regret": ("olr_regret", "seed 002 Fig. 2(a): regret of private online linear "
-                                 "regression (T = 100,000, ~5-10 min)"),
+                                 "regression (T = 100,000, ~5 min)"),
     "logistic-generated": ("logistic_generated", "seed 002 Fig. 2(c) in spirit: accuracy of "
                                                  "private logistic regression on a generated "
-                                                 "54-feature stream (~2-4 min)"),
+                                                 "54-feature stream (~15 min)"),
     "mi-ogd-regret": ("mi_ogd_regret", "seed 000: MI-private OGD regret, full information "
-                                       "vs bandit (~1 min)"),
+                                       "vs bandit (~2 min)"),
     "submodular-regret": ("submodular_regret", "seed 001: private submodular minimisation "
-                                               "regret, full information vs bandit (~2 min)"),
+                                               "regret, full information vs bandit (~5 min)"),
     "kernel-error-decay": ("kernel_error_decay", "seed 003: error decay of kernel online "
-                                                 "regularised least squares (~1 min)"),
+                                                 "regularised least squares (~10 s)"),
 }
 
 
