@@ -36,7 +36,7 @@ EXPERIMENTS = {
                                  "regression (T = 100,000, ~5 min)"),
     "logistic-generated": ("logistic_generated", "seed 002 Fig. 2(c) in spirit: accuracy of "
                                                  "private logistic regression on a generated "
-                                                 "54-feature stream (~15 min)"),
+                                                 "54-feature stream (~25 min)"),
     "mi-ogd-regret": ("mi_ogd_regret", "seed 000: MI-private OGD regret, full information "
                                        "vs bandit (~2 min)"),
     "submodular-regret": ("submodular_regret", "seed 001: private submodular minimisation "
