@@ -27,7 +27,7 @@ import numpy as np
 
 import skdpol.online._ftl as ftl
 from skdpol import PrivacyLeakWarning, PrivateOnlineRegressor
-from skdpol._reproduce import _offline_optimum
+from skdpol.reproduce.olr_regret import _offline_optimum
 
 EPSILONS = (0.003, 0.01, 0.03, 0.1, 1.0)
 

@@ -13,7 +13,7 @@ the noisy weights, never a training row.
 
 Privacy notes:
 
-* ``y_bound`` and the linear model's ``data_norm`` come from what is known
+* ``y_bound`` and ``data_norm`` (both models) come from what is known
   about the data source (friedman1's features lie in [0, 1], its targets in
   about [-1, 30]), never from the rows.
 * The kernel bandwidth ``gamma`` is a parameter; choosing it on the private
@@ -30,6 +30,7 @@ from sklearn.datasets import make_friedman1
 from skdpol import KernelPrivateOnlineRegressor, PrivateOnlineRegressor
 
 N_TRAIN, CHUNK = 40_000, 5_000
+DATA_NORM = math.sqrt(10)  # ten features, each in [0, 1]: a public bound
 
 
 def main():
@@ -39,9 +40,10 @@ def main():
     # one round per chunk: the kernel model's rounds are disjoint, so the whole
     # stream costs one round; the linear model's tree of private sums has
     # log2(8) + 1 levels instead of log2(40,000) + 1 with per-row rounds
-    kernel = KernelPrivateOnlineRegressor(epsilon=1.0, y_bound=30.0, gamma=0.5,
-                                          n_components=256, batch_size=CHUNK, random_state=0)
-    linear = PrivateOnlineRegressor(epsilon=1.0, data_norm=math.sqrt(10), y_bound=30.0,
+    kernel = KernelPrivateOnlineRegressor(epsilon=1.0, data_norm=DATA_NORM, y_bound=30.0,
+                                          gamma=0.5, n_components=256, batch_size=CHUNK,
+                                          random_state=0)
+    linear = PrivateOnlineRegressor(epsilon=1.0, data_norm=DATA_NORM, y_bound=30.0,
                                     horizon=N_TRAIN, batch_size=CHUNK, random_state=0)
     print("rows seen   kernel R^2   linear R^2")
     for start in range(0, N_TRAIN, CHUNK):
@@ -52,8 +54,8 @@ def main():
               f"{linear.score(X_test, y_test):10.3f}")
     print("kernel privacy spent:", kernel.privacy_spent_)
 
-    one_release = KernelPrivateOnlineRegressor(epsilon=1.0, y_bound=30.0, gamma=0.5,
-                                               n_components=256, random_state=0)
+    one_release = KernelPrivateOnlineRegressor(epsilon=1.0, data_norm=DATA_NORM, y_bound=30.0,
+                                               gamma=0.5, n_components=256, random_state=0)
     one_release.fit(X_train, y_train)
     print(f"fit (one release, {one_release.algorithm_!r}) R^2: "
           f"{one_release.score(X_test, y_test):.3f}")

@@ -1,86 +1,188 @@
-"""Command line: ``python -m skdpol demo`` and ``python -m skdpol reproduce {olr,covertype}``."""
+"""Command line: ``python -m skdpol`` (also installed as the ``skdpol`` script).
+
+Subcommands::
+
+    python -m skdpol demo                       # the four estimators, their scores and cost
+    python -m skdpol reproduce olr-regret       # one of the seed papers' experiments
+    python -m skdpol reproduce all --quick      # every experiment, seconds each
+    python -m skdpol ledger show PATH           # the entries of a privacy ledger
+    python -m skdpol <subcommand> --help
+
+Each subcommand is one ``_add_<name>(subparsers)`` function below that builds
+its parser and sets ``func``; adding one means writing that function and
+listing it in ``SUBCOMMANDS``. Exit codes: 0 success, 1 a run that failed
+with a clear message (a missing optional dependency, a value the library
+refuses), 2 a command line argparse rejects, 130 interrupted.
+"""
 
 import argparse
+import shlex
 import sys
+from pathlib import Path
 
 
-def demo(args):
-    """Stream a generated data set through the regressor; print score and cost."""
-    from skdpol import PrivateOnlineRegressor
-    from skdpol.datasets import iter_chunks, make_online_regression
+# ------------------------------------------------------------------ argument types
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
-    data = make_online_regression(n_samples=args.n_samples + 10_000, noise=0.1,
-                                  random_state=0)
-    X, y = data.X[: args.n_samples], data.y[: args.n_samples]
-    X_test, y_test = data.X[args.n_samples:], data.y[args.n_samples:]
-    est = PrivateOnlineRegressor(
-        epsilon=args.epsilon, data_norm=data.data_norm, y_bound=data.y_bound,
-        horizon=args.n_samples, random_state=args.random_state,
-    )
-    print(f"Streaming {args.n_samples} rows, {X.shape[1]} features, in chunks of "
-          f"{args.chunk_size} (epsilon={args.epsilon}, delta={est.delta}, "
-          f"data_norm={data.data_norm:.2f}, y_bound={data.y_bound:.2f}):")
-    for X_chunk, y_chunk in iter_chunks(X, y, args.chunk_size):
-        est.partial_fit(X_chunk, y_chunk)
-        spent = est.privacy_spent_
-        print(f"  rows {est.n_samples_seen_:7d}  held-out R^2 {est.score(X_test, y_test):6.3f}  "
-              f"epsilon spent {spent.epsilon:.3f} ({spent.accountant})")
-    one_shot = PrivateOnlineRegressor(
-        epsilon=args.epsilon, data_norm=data.data_norm, y_bound=data.y_bound,
-        random_state=args.random_state,
-    ).fit(X, y)
-    print(f"fit (one release of the same rows): held-out R^2 "
-          f"{one_shot.score(X_test, y_test):.3f}, epsilon spent "
-          f"{one_shot.privacy_spent_.epsilon:.3f}")
-    print("Publish est.public_model(); the live estimator's pickle holds secret state.")
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _delta(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
+    return value
+
+
+# ------------------------------------------------------------------ demo
+def _demo(args):
+    from ._demo import run_demo
+
+    run_demo(n_samples=args.n_samples, chunk_size=args.chunk_size, epsilon=args.epsilon,
+             delta=args.delta, random_state=args.random_state, progress=not args.no_progress)
     return 0
 
 
-def reproduce(args):
-    if args.experiment == "covertype":
-        from skdpol._reproduce_covertype import reproduce_covertype
+def _add_demo(subparsers):
+    p = subparsers.add_parser(
+        "demo", help="stream generated data through the four estimators; print scores and "
+                     "the privacy spent",
+        description="Stream generated data through PrivateOnlineRegressor, "
+                    "PrivateOnlineLogistic, KernelPrivateOnlineRegressor and "
+                    "PrivateSubmodularSelector with partial_fit, then print each one's "
+                    "held-out score and privacy_spent_. About 15-30 s with the defaults.")
+    p.add_argument("--epsilon", type=_positive_float, default=1.0,
+                   help="privacy budget of each estimator (default: 1)")
+    p.add_argument("--delta", type=_delta, default=1e-6,
+                   help="delta of each estimator, well below 1/rows (default: 1e-6)")
+    p.add_argument("--n-samples", type=_positive_int, default=100_000,
+                   help="rows streamed by the linear models; the kernel model gets 30%% of "
+                        "them, the selector 10%% (default: 100000)")
+    p.add_argument("--chunk-size", type=_positive_int, default=10_000,
+                   help="rows per partial_fit call (default: 10000)")
+    p.add_argument("--random-state", type=int, default=None,
+                   help="seed the noise for a reproducible run (default: fresh noise, the "
+                        "only choice for real releases)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    p.set_defaults(func=_demo)
 
-        options = {"n_runs": args.n_runs, "n_samples": args.n_samples}
-        table = reproduce_covertype(
-            out_dir=args.out_dir, **{k: v for k, v in options.items() if v is not None})
-        print(table.set_index("epsilon").T.to_string())  # one column per epsilon
-        return 0
-    from skdpol._reproduce import reproduce_olr
 
-    if args.experiment != "olr":
-        print(f"unknown experiment {args.experiment!r}; available: olr, covertype",
-              file=sys.stderr)
-        return 2
-    if args.n_runs is not None or args.n_samples is not None:
-        print("--n-runs and --n-samples only apply to 'covertype'", file=sys.stderr)
-        return 2
-    table = reproduce_olr(out_dir=args.out_dir)
-    print(table.to_string(index=False))
+# ------------------------------------------------------------------ reproduce
+def _new_folder(name):
+    """A folder of the working directory that does not exist yet: skdpol-<name>[-k]."""
+    base = Path.cwd() / f"skdpol-{name}"
+    candidate, k = base, 1
+    while candidate.exists():
+        k += 1
+        candidate = base.with_name(f"{base.name}-{k}")
+    return candidate
+
+
+def _reproduce(args):
+    from .reproduce import EXPERIMENTS, run_experiment
+    from .reproduce._report import pyplot
+
+    pyplot()  # fail before a long run, not after it, when matplotlib is missing
+    names = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
+    out = Path(args.out) if args.out is not None else _new_folder(
+        "reproduce" if args.experiment == "all" else args.experiment)
+    for name in names:
+        command = "python -m skdpol reproduce " + " ".join(
+            shlex.quote(a) for a in [name, *(["--quick"] if args.quick else []),
+                                     "--out", str(args.out if args.out is not None else out)])
+        print(f"{name}: running{' (quick)' if args.quick else ''}...", file=sys.stderr)
+        for path in run_experiment(name, out, quick=args.quick, command=command):
+            print(path)
     return 0
+
+
+def _add_reproduce(subparsers):
+    from .reproduce import EXPERIMENTS, describe
+
+    p = subparsers.add_parser(
+        "reproduce", help="run one of the seed papers' experiments (a PNG and a Markdown table)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run an experiment of the seed papers and write its figure (PNG) and "
+                    "table (Markdown) into a folder. Needs matplotlib: "
+                    "pip install 'skdpol[reproduce]'.\n\nexperiments:\n" + describe()
+                    + "\nall: every experiment, one after the other")
+    p.add_argument("experiment", choices=["all", *EXPERIMENTS], metavar="EXPERIMENT",
+                   help="an experiment name (listed above), or 'all'")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="folder to write into, created if absent (default: a new folder "
+                        "./skdpol-<experiment> in the working directory; the committed "
+                        "pages live in docs/reproductions)")
+    p.add_argument("--quick", action="store_true",
+                   help="a seconds-long run of the same pipeline (smoke test, not the figure)")
+    p.set_defaults(func=_reproduce)
+
+
+# ------------------------------------------------------------------ ledger
+def _add_ledger(subparsers):
+    from .ledger._cli import add_subparser  # ledger show PATH
+
+    add_subparser(subparsers)
+
+
+# ------------------------------------------------------------------ entry point
+SUBCOMMANDS = (_add_demo, _add_reproduce, _add_ledger)
+
+
+def build_parser(prog="python -m skdpol"):
+    """The command line's parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Differentially private online learners with the scikit-learn API.")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"skdpol {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in SUBCOMMANDS:
+        add(subparsers)
+    return parser
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m skdpol")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_demo = sub.add_parser("demo", help="stream a bundled data set and print the privacy spent")
-    p_demo.add_argument("--epsilon", type=float, default=1.0)
-    p_demo.add_argument("--n-samples", type=int, default=100_000)
-    p_demo.add_argument("--chunk-size", type=int, default=10_000)
-    p_demo.add_argument("--random-state", type=int, default=None)
-    p_demo.set_defaults(func=demo)
-    p_rep = sub.add_parser("reproduce", help="reproduce a seed experiment")
-    p_rep.add_argument("experiment", choices=["olr", "covertype"])
-    p_rep.add_argument("--out-dir", default="docs")
-    p_rep.add_argument("--n-runs", type=int, default=None,
-                       help="covertype only: runs to average (default 10)")
-    p_rep.add_argument("--n-samples", type=int, default=None,
-                       help="covertype only: rows per run, 10%% held out (default 200000)")
-    p_rep.set_defaults(func=reproduce)
-    from skdpol.ledger._cli import add_subparser as add_ledger  # ledger show
+    """Run the command line; returns the exit code.
 
-    add_ledger(sub)
-    args = parser.parse_args(argv)
-    return args.func(args)
+    Examples
+    --------
+    >>> from skdpol.__main__ import main
+    >>> main(["demo", "--n-samples", "2000", "--chunk-size", "1000", "--random-state", "0",
+    ...       "--no-progress"])  # doctest: +ELLIPSIS
+    Four private estimators...
+    0
+    """
+    prog = "python -m skdpol"
+    if argv is None and Path(sys.argv[0]).name not in ("__main__.py", "-c", "-m"):
+        prog = Path(sys.argv[0]).name  # the installed ``skdpol`` script
+    args = build_parser(prog).parse_args(argv)  # exits 2 on a bad command line
+    try:
+        return args.func(args)
+    except (ImportError, ValueError, FileNotFoundError, PermissionError) as exc:
+        print(f"skdpol {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"skdpol {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ Three holes an independent review found, closed here once for every estimator:
 """
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 
 from ._state import LIVE_STATE
 
@@ -145,6 +146,18 @@ class StreamMixin:
     * unpickling or deep-copying a live estimator with ``random_state=None``
       gives it fresh noise for everything not yet released.
     """
+
+    def __getattr__(self, name):
+        # reached only when the normal lookup fails. Before anything is
+        # published privacy_spent_ is "not fitted", the error scikit-learn
+        # users catch (NotFittedError is also an AttributeError, so hasattr
+        # still answers False)
+        if name == "privacy_spent_":
+            raise NotFittedError(
+                f"This {type(self).__name__} has published nothing yet, so it has spent "
+                "no privacy: call fit or partial_fit before reading privacy_spent_.")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}",
+                             name=name, obj=self)
 
     def __copy__(self):
         # a shallow copy shares the live objects: it is not a restore, and

@@ -1,4 +1,4 @@
-"""Smoke tests of the seed-002 Figure 2(a) reproduction (small scale)."""
+"""The seed-002 Figure 2(a) reproduction (small scale)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import Ridge
 
-from skdpol._reproduce import (
+from skdpol.reproduce.olr_regret import (
     FTL,
     PAPER,
     TIGHT,
@@ -56,7 +56,7 @@ def test_tight_below_paper_at_eps_1(small_run):
     # exact accounting (its true eps is ~0.32). Same stream and same standard
     # normal draws in both runs: the paper/tight ratio of final average regret
     # was 1.17-1.25 over 20 seeds. (At eps <= 0.1 the ordering flips or is
-    # within noise: there the formula under-noises, see docs/reproduction_olr.md.)
+    # within noise: there the formula under-noises, see docs/reproductions/olr_regret.md.)
     table, _ = small_run
     final = table.set_index("method")["avg_regret_T"]
     assert final[TIGHT] < final[PAPER]
@@ -64,10 +64,10 @@ def test_tight_below_paper_at_eps_1(small_run):
 
 def test_report_written(small_run):
     _, out = small_run
-    text = (out / "reproduction_olr.md").read_text()
+    text = (out / "olr_regret.md").read_text()
     assert "| method | epsilon | epsilon_spent |" in text
     assert "1e-2 at eps = 0.01" in text
-    assert not (out / "figures" / "olr_regret.png").exists()  # plot=False
+    assert not (out / "olr_regret.png").exists()  # plot=False
 
 
 def test_offline_optimum_is_ridge():
@@ -106,6 +106,6 @@ def test_figure_written(tmp_path):
     pytest.importorskip("matplotlib")
     reproduce_olr(out_dir=tmp_path, n_samples=300, epsilons=(1.0,), plot=True,
                   n_repeats=1)
-    png = tmp_path / "figures" / "olr_regret.png"
-    assert png.stat().st_size > 10_000
-    assert "figures/olr_regret.png" in (tmp_path / "reproduction_olr.md").read_text()
+    png = tmp_path / "olr_regret.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert "](olr_regret.png)" in (tmp_path / "olr_regret.md").read_text()
