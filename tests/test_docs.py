@@ -21,10 +21,6 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 GUIDE = sorted((ROOT / "docs" / "guide").glob("*.md"))
 # pages other engineers write in parallel, linked before they land on main
-PARALLEL_PAGES = {ROOT / "docs" / name for name in ("ledger.md", "preprocessing.md",
-                                                    "distributed.md")}
-
-
 def _blocks(text, language):
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
@@ -67,9 +63,7 @@ def _links(page):
                                   ROOT / "docs" / "algorithms" / "index.md"],
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_resolve(page):
-    missing = [t for t in _links(page)
-               if not (page.parent / t).resolve().exists()
-               and (page.parent / t).resolve() not in PARALLEL_PAGES]
+    missing = [t for t in _links(page) if not (page.parent / t).resolve().exists()]
     assert not missing, f"{page.name} links to missing files: {missing}"
 
 
