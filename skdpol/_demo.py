@@ -82,7 +82,7 @@ DEMOS = ((_regressor, 1.0), (_logistic, 1.0), (_kernel, 0.3), (_selector, 0.1))
 
 
 def run_demo(n_samples=100_000, chunk_size=10_000, epsilon=1.0, delta=1e-5, random_state=None,
-             progress=True, out=sys.stdout):
+             progress=True, out=None):
     """Stream generated data through the four estimators and print the cost of each.
 
     Parameters
@@ -98,7 +98,9 @@ def run_demo(n_samples=100_000, chunk_size=10_000, epsilon=1.0, delta=1e-5, rand
         None draws fresh noise (the only choice for real releases).
     progress : bool, default=True
         Show a progress bar per estimator (on stderr).
-    out : file-like, default=sys.stdout
+    out : file-like, default=None
+        Where to print; None means the ``sys.stdout`` of the call (read
+        at call time, so redirections made after import are honoured).
 
     Returns
     -------
@@ -117,6 +119,7 @@ def run_demo(n_samples=100_000, chunk_size=10_000, epsilon=1.0, delta=1e-5, rand
     >>> all(spent.epsilon <= 1.0 + 1e-9 for *_, spent in rows)
     True
     """
+    out = sys.stdout if out is None else out
     print(f"Four private estimators, each on a generated stream, epsilon = {epsilon:g}, "
           f"delta = {delta:g}; bounds come from the generators, not the rows.", file=out)
     if random_state is None:
