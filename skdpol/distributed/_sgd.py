@@ -28,8 +28,10 @@ from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
 from ..online._noisy_gd import MAX_STEPS, MOMENTUM, gradient_schedule
 from ..mechanisms._discrete import grid_sensitivity, grid_step
 from ..ledger import PrivacyLedger
-from ..ledger._hook import HEAD, charged_transaction, record_release
+from ..ledger._hook import HEAD, check_budget, record_release
+from ..utils import run_transaction
 from ..utils._stream import is_seeded
+from ..utils._warnings import user_stacklevel
 from . import _accounting
 from ._parties import DaskParties, LocalParties, payload_bytes
 from ._party import PartyTerms
@@ -350,7 +352,8 @@ default="auto"
         self : object
         """
         # with a ledger budget, the cost is checked before any row is read
-        charged_transaction(self, self._fit, X, y, parties, classes)
+        check_budget(self, self._fit, (X, y, parties, classes))
+        run_transaction(self, self._fit, X, y, parties, classes)
         return self
 
     def _check_combination(self):
@@ -438,7 +441,7 @@ default="auto"
             warnings.warn(
                 f"{name} is None: it was read off the data (a statistic every party "
                 f"sends in the clear), which leaks it and voids the guarantee for it. "
-                f"Pass {name}.", PrivacyLeakWarning, stacklevel=6)
+                f"Pass {name}.", PrivacyLeakWarning, stacklevel=user_stacklevel())
             inferred.append(name)
 
         inferred = []
@@ -537,7 +540,7 @@ default="auto"
             warnings.warn(
                 f"noise_calibration={self.noise_calibration!r} has spent epsilon="
                 f"{spent_eps:.4g} > epsilon={self.epsilon} (dp-accounting).",
-                PrivacyLeakWarning, stacklevel=4)
+                PrivacyLeakWarning, stacklevel=user_stacklevel())
         self._publish(W, data_norm, y_bound, labels)
         self.n_samples_seen_ = n_rows
         self.n_parties_ = len(sizes)

@@ -14,8 +14,8 @@ from ..accounting import PrivacySpent, calibrate_noise_multiplier, epsilon_spent
 from ..mechanisms._prefix import prefix_sum_event, resolve_mechanism
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
 from ..ledger import PrivacyLedger
-from ..ledger._hook import charged_transaction, record_release
-from ..utils import StreamMixin
+from ..ledger._hook import check_budget, record_release
+from ..utils import StreamMixin, run_transaction
 from ..utils._stream import is_seeded
 from ._public import PublicSubmodularSelector
 
@@ -200,7 +200,8 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
 
     def _transaction(self, method, *args):
         # with a ledger budget, the call's cost is checked before any row is read
-        return charged_transaction(self, method, *args)
+        check_budget(self, method, args)
+        return run_transaction(self, method, *args)
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")

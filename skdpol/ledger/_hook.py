@@ -118,15 +118,25 @@ def planned_event(estimator, method, args):
     return None, None  # the call released nothing
 
 
-def charged_transaction(estimator, method, *args):
-    """``run_transaction`` with the ledger's budget checked before any row is read."""
+def check_budget(estimator, method, args):
+    """Refuse ``method(*args)`` before it reads a row if it would pass the budget.
+
+    The estimators call it just before ``run_transaction`` (not around it),
+    so the warnings a call raises keep pointing at the user's line: their
+    ``stacklevel`` counts the frames from the public method down.
+    """
     if getattr(estimator, "_ledger_planning", False):
-        return run_transaction(estimator, method, *args)
+        return
     ledger = resolve_ledger(getattr(estimator, "ledger", None))
     if ledger is not None and ledger.budget is not None:
         event, head = planned_event(estimator, method, args)
         if event is not None:
             ledger.check(event, parent=None if head is None else head[1])
+
+
+def charged_transaction(estimator, method, *args):
+    """``run_transaction`` with the ledger's budget checked before any row is read."""
+    check_budget(estimator, method, args)
     return run_transaction(estimator, method, *args)
 
 

@@ -13,11 +13,12 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..ledger import PrivacyLedger
-from ..ledger._hook import charged_transaction, record_release
+from ..ledger._hook import check_budget, record_release
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
-from ..utils import StreamMixin, row_norms_max
+from ..utils import StreamMixin, row_norms_max, run_transaction
 from ..utils._stream import is_seeded
+from ..utils._warnings import user_stacklevel
 
 
 def make_rng(random_state):
@@ -61,7 +62,7 @@ def warn_delta(delta, n_rows):
             f"delta={delta:g} is not below 1/n = 1/{n_rows}: a mechanism that publishes "
             "one person's row in the clear satisfies such a delta. Choose delta well "
             "below 1 / (number of rows), e.g. 1/n^1.1.",
-            PrivacyLeakWarning, stacklevel=5,
+            PrivacyLeakWarning, stacklevel=user_stacklevel(),
         )
 
 
@@ -98,7 +99,8 @@ class PrivateLinearMixin(StreamMixin):
         """Run ``method(*args)``; on any error restore the state as it was.
 
         With a ledger budget, the call's cost is checked before any row is read."""
-        return charged_transaction(self, method, *args)
+        check_budget(self, method, args)
+        return run_transaction(self, method, *args)
 
     @property
     def _noise(self):
@@ -122,7 +124,7 @@ class PrivateLinearMixin(StreamMixin):
         warnings.warn(
             "data_norm is None: the row-norm bound was read off the data, which "
             "leaks it and voids the guarantee for it. Pass data_norm.",
-            PrivacyLeakWarning, stacklevel=5,
+            PrivacyLeakWarning, stacklevel=user_stacklevel(),
         )
         self._infer("data_norm")
         return row_norms_max(X) or 1.0
@@ -196,7 +198,7 @@ class PrivateLinearMixin(StreamMixin):
                     f"epsilon={self.epsilon}: the seed's formula under-noises here "
                     "(its noise scales like 1/sqrt(epsilon) where a Gaussian "
                     "mechanism needs 1/epsilon). Use the default calibration.",
-                    PrivacyLeakWarning, stacklevel=5,
+                    PrivacyLeakWarning, stacklevel=user_stacklevel(),
                 )
         inferred = tuple(getattr(self, "_inferred", ()))
         return PrivacySpent(
@@ -242,7 +244,7 @@ class PrivateLinearMixin(StreamMixin):
                 f"no round of batch_size={self.batch_size_} rows is complete yet: the "
                 f"published model has learned from none of the {seen} rows seen, which "
                 "wait for their round. Use batch_size='auto' or a smaller batch_size, "
-                "or fit().", UserWarning, stacklevel=5,
+                "or fit().", UserWarning, stacklevel=user_stacklevel(),
             )
         if seen * self.delta >= 1 > (seen - n_rows) * self.delta:
             warn_delta(self.delta, seen)  # once, when the stream passes 1/delta rows

@@ -32,6 +32,7 @@ from ..online import (
 )
 from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
+from ..utils._warnings import user_stacklevel
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicKernelRegressor, kernel_predict
 
@@ -262,7 +263,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             warnings.warn(
                 "y_bound is None: the label bound was read off the data, which "
                 "leaks it and voids the guarantee for it. Pass y_bound.",
-                PrivacyLeakWarning, stacklevel=5,
+                PrivacyLeakWarning, stacklevel=user_stacklevel(),
             )
             self._infer("y_bound")
             self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..exceptions import PrivacyLeakWarning
 from ..losses import LogisticLoss, MultinomialLoss
 from ..utils._docstrings import inject_docstring
+from ..utils._warnings import user_stacklevel
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._public import PublicLinearClassifier, _decision, _predict, _proba
 
@@ -200,7 +201,7 @@ default="auto"
             warnings.warn(
                 "classes is None: the label set was read off y, which leaks it. "
                 "Pass classes=... to state it publicly.",
-                PrivacyLeakWarning, stacklevel=5,
+                PrivacyLeakWarning, stacklevel=user_stacklevel(),
             )
             classes = np.unique(y)
             self._infer("classes")

@@ -20,6 +20,7 @@ from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
 from ..losses import SquaredLoss
 from ..losses._linear import HuberLoss
+from ..utils._warnings import user_stacklevel
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicLinearRegressor
 
@@ -215,7 +216,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         warnings.warn(
             "y_bound is None: the label bound was read off the data, which "
             "leaks it and voids the guarantee for it. Pass y_bound.",
-            PrivacyLeakWarning, stacklevel=5,
+            PrivacyLeakWarning, stacklevel=user_stacklevel(),
         )
         self._infer("y_bound")
         self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0

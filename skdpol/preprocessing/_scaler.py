@@ -35,9 +35,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..accounting import PrivacySpent, calibrate_noise_multiplier, epsilon_spent
 from ..exceptions import PrivacyLeakWarning
 from ..ledger import PrivacyLedger
-from ..ledger._hook import charged_transaction, record_release
+from ..ledger._hook import check_budget, record_release
+from ..utils import run_transaction
 from ..mechanisms import noise_event, perturb
 from ..utils._stream import StreamMixin, is_seeded
+from ..utils._warnings import user_stacklevel
 
 
 def column_bounds(bounds, n_features):
@@ -188,7 +190,8 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         -------
         self : object
         """
-        charged_transaction(self, self._fit, X)
+        check_budget(self, self._fit, (X,))
+        run_transaction(self, self._fit, X)
         return self
 
     def _fit(self, X):
@@ -199,7 +202,7 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
             warnings.warn(
                 "bounds is None: the column ranges were read off the data, which leaks "
                 "them and voids the guarantee for them. Pass bounds=(lo, hi).",
-                PrivacyLeakWarning, stacklevel=4)
+                PrivacyLeakWarning, stacklevel=user_stacklevel())
             self._infer("bounds")
             lo, hi = X.min(axis=0), X.max(axis=0)
             hi = np.where(hi > lo, hi, lo + 1.0)
