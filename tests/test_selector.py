@@ -189,3 +189,44 @@ def test_the_public_model_holds_the_release_and_no_row():
     assert public.get_support().tolist() == sel.get_support().tolist()
     assert public.privacy_spent_ == sel.privacy_spent_
     assert not any(name.startswith("_") and name != "_RELEASED" for name in vars(public))
+
+
+@pytest.mark.parametrize("feedback", ["bandit", "full"])
+def test_live_rounds_of_several_visitors_learn_as_the_rows_would(feedback):
+    # a round of b visitors plays one set; their feedback waits and the round's
+    # leaf is built from its mean, exactly as learn() does for b rows
+    rows = np.random.default_rng(1).uniform(-1, 1, size=(60, 4))
+    cost = ConcaveMassCost()
+    kwargs = dict(n_items=4, cost=cost, alpha=0.2, noise_multiplier=0.7, feedback=feedback,
+                  batch_size=5, horizon=12, leaf_bound="range")
+    batch = SubmodularPFTAL(**kwargs, rng=np.random.default_rng(3))
+    live = SubmodularPFTAL(**kwargs, rng=np.random.default_rng(3))
+    batch.learn(rows)
+    for r, row in enumerate(rows):
+        played = live.ask()
+        if r % 5:
+            assert np.array_equal(played, previous)  # the set holds for the whole round
+        previous = played
+        assert live.n_live_waiting == r % 5
+        if feedback == "bandit":
+            live.tell(float(cost(played[None, :], row)[0]))
+        else:
+            live.tell(lambda masks, row=row: cost(masks, row))
+    assert live.n_rounds == batch.n_rounds == 12 and live.n_live_waiting == 0
+    np.testing.assert_allclose(live.x, batch.x, rtol=0, atol=1e-12)
+
+
+def test_a_live_round_waits_for_its_last_visitor_and_bad_feedback_changes_nothing():
+    sel = PrivateSubmodularSelector(n_items=3, feedback="bandit", batch_size=4, horizon=10,
+                                    epsilon=2.0, random_state=0)
+    first = sel.ask()
+    for _ in range(3):
+        sel.tell(0.5)
+        assert np.array_equal(sel.ask(), first) and sel._algo.n_rounds == 0
+    before = pickle.dumps(sel)
+    with pytest.raises(ValueError):
+        sel.tell(float("nan"))
+    assert pickle.dumps(sel) == before
+    sel.tell(0.5)  # the fourth visitor completes the round: a new point is published
+    assert sel._algo.n_rounds == 1 and sel._algo.n_live_waiting == 0
+    assert sel.n_samples_seen_ == 4

@@ -298,8 +298,11 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         ----------
         feedback : float or callable
             ``feedback="bandit"``: the observed cost of the played set (a
-            number). ``feedback="full"``: the round's cost as a callable
-            ``masks -> values`` (boolean (k, n) to (k,)).
+            number). ``feedback="full"``: the visitor's cost as a callable
+            ``masks -> values`` (boolean (k, n) to (k,)). With
+            ``batch_size=b`` a round is b visitors playing one set: the
+            feedback waits until the round's b-th visitor reports, then the
+            round's mean is learned and a new set published.
 
         Returns
         -------

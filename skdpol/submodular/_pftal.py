@@ -159,6 +159,7 @@ class SubmodularPFTAL(RoundBuffer):
             noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
             sampler=sampler, leaf_bound=self.leaf_norm)
         self.x = np.zeros(self.n_features)  # argmin of the regulariser alone
+        self._live = ()  # feedback of the current round's visitors (secret until it completes)
         self._draw_set()
 
     # -------------------------------------------------------------- playing
@@ -182,26 +183,42 @@ class SubmodularPFTAL(RoundBuffer):
         return self.selected.copy()
 
     def tell(self, feedback):
-        """Learn one round from its feedback on the set :meth:`ask` gave.
+        """Learn one visitor's feedback on the set :meth:`ask` gave.
 
-        ``feedback`` is the observed cost f_t(S_t) (bandit) or a batch
-        callable ``masks -> values`` for f_t (full information with
-        ``leaf_bound="range"``). Invalid feedback raises ``ValueError``
-        before any state changes.
+        ``feedback`` is the observed cost f(S_t) (bandit) or a batch
+        callable ``masks -> values`` for the visitor's cost (full
+        information with ``leaf_bound="range"``). A round is ``batch_size``
+        visitors who all play the round's set: their feedback waits
+        (exactly, as curator state) and the round's leaf is built from its
+        mean when the last of them reports, as :meth:`learn` does for rows;
+        the published point and set change only then. Invalid feedback
+        raises ``ValueError`` before any state changes.
         """
-        if self.batch_size != 1:
-            # a mean over b rows cannot be checked from one number
-            raise ValueError("tell() plays one row a round; use learn() when batch_size > 1.")
-        self.check_room(1)
+        completes = len(self._live) + 1 == self.batch_size
+        if completes:
+            self.check_room(self.batch_size - self._pending_X.shape[0])
         if self.feedback == "bandit":
-            leaf = self._bandit_leaf(check_cost_value(feedback, self.cost_bound))
+            item = check_cost_value(feedback, self.cost_bound)
         elif self.leaf_bound == "range":
-            leaf = self._range_leaf(feedback)
+            item = self._range_leaf(feedback)  # at the round's point x, clipped per visitor
         else:
             raise ValueError("with leaf_bound='modular' the rows go through learn(); "
                              "a cost callable needs leaf_bound='range'.")
+        if not completes:
+            self._live = self._live + (item,)  # a new tuple: a failed call leaves it as it was
+            return
+        items, self._live = self._live + (item,), ()
+        if self.feedback == "bandit":
+            leaf = self._bandit_leaf(float(np.mean(items)))
+        else:
+            leaf = np.mean(items, axis=0)
         self._advance(leaf)
         self.n_rounds += 1
+
+    @property
+    def n_live_waiting(self):
+        """Visitors told in the current, incomplete round (a public count)."""
+        return len(self._live)
 
     def learn(self, X, y=None, trace=False):
         """Consume rows (``batch_size`` a round) through ``cost``.
