@@ -8,7 +8,6 @@ the rows -- so it spends no privacy, and with the row-norm bound that
 preprocessing guarantees, so ``data_norm`` is never read off the data.
 """
 
-import math
 import os
 from pathlib import Path
 
@@ -472,6 +471,12 @@ def one_hot_bins(X, *, edges):
     return np.hstack(blocks) if blocks else np.zeros((X.shape[0], 0))
 
 
+# what each block adds to an output row's squared norm, per input column
+# (read by skdpol.preprocessing.row_norm_bound: the structure, never the data)
+scale_to_unit.squared_bound_per_column = 1.0  # each entry in [0, 1]
+one_hot_bins.squared_bound_per_column = 1.0  # at most one 1 per input column
+
+
 def _binner(bins):
     return FunctionTransformer(one_hot_bins, kw_args=dict(edges=list(bins.values())),
                                feature_names_out=lambda _, names: np.array([
@@ -587,21 +592,6 @@ def wine_quality_preprocessor():
     )
 
 
-def _block_bound(transformer, columns):
-    """Squared-norm bound of one ColumnTransformer block, from its structure alone."""
-    if transformer == "drop":
-        return 0.0
-    if isinstance(transformer, Pipeline):  # imputation steps do not change the output size
-        transformer = transformer.steps[-1][1]
-    if isinstance(transformer, FunctionTransformer) and transformer.func is scale_to_unit:
-        return float(len(columns))  # each entry in [0, 1]
-    if isinstance(transformer, FunctionTransformer) and transformer.func is one_hot_bins:
-        return float(len(columns))  # at most one 1 per input column
-    if isinstance(transformer, OneHotEncoder) and transformer.drop is None:
-        return float(len(columns))  # at most one 1 per input column
-    raise ValueError(f"cannot bound the output norm of {transformer!r} from its structure.")
-
-
 def row_norm_bound(preprocessor):
     """The L2 bound every output row of a public-schema preprocessor satisfies.
 
@@ -634,6 +624,6 @@ def row_norm_bound(preprocessor):
     >>> round(row_norm_bound(adult_preprocessor(bins=False)) ** 2, 9)
     14.0
     """
-    if preprocessor.remainder != "drop":
-        raise ValueError("row_norm_bound needs remainder='drop'.")
-    return math.sqrt(sum(_block_bound(t, cols) for _, t, cols in preprocessor.transformers))
+    from .preprocessing import row_norm_bound as bound_from_parameters  # the one walker
+
+    return bound_from_parameters(preprocessor)

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._scaler import PrivateStandardScaler, column_bounds
@@ -121,7 +121,13 @@ def _squared_bound(transformer, n_features):
                 "OneHotEncoder needs categories=... (public lists) and drop=None for a "
                 "bound from its parameters: categories='auto' discovers them from the rows.")
         return float(len(transformer.categories))  # at most one 1 per input column
-    if transformer == "drop":
+    if isinstance(transformer, FunctionTransformer):
+        # a function that states its own bound per input column (the public-schema
+        # blocks of skdpol.datasets: scale_to_unit, one_hot_bins)
+        per_column = getattr(transformer.func, "squared_bound_per_column", None)
+        if per_column is not None:
+            return _columns(transformer, n_features) * float(per_column)
+    if isinstance(transformer, str) and transformer == "drop":
         return 0.0
     if isinstance(transformer, ColumnTransformer):
         if transformer.remainder != "drop":
@@ -131,7 +137,7 @@ def _squared_bound(transformer, n_features):
             total += _squared_bound(block, None if block == "drop" else np.size(columns))
         return total
     raise ValueError(
-        f"no row-norm bound is known for {type(transformer).__name__}: its output range "
+        f"cannot bound the output norm of {type(transformer).__name__}: its output range "
         "is not stated by its parameters.")
 
 
@@ -147,6 +153,10 @@ def row_norm_bound(transformer, n_features=None):
       entry is at most ``1 / min_scale``: sqrt(d) / min_scale.
     * ``OneHotEncoder(categories=[...], drop=None)``: at most one 1 per
       input column (none for an ignored unknown category).
+    * a ``FunctionTransformer`` whose function states
+      ``squared_bound_per_column`` (:func:`skdpol.datasets.scale_to_unit`:
+      entries in [0, 1]; :func:`skdpol.datasets.one_hot_bins`: one 1 per
+      input column): that times the input columns.
     * a ``Pipeline``: its last step's bound; a ``ColumnTransformer``
       (``remainder="drop"``): the root of the sum of its blocks' squared bounds.
 
