@@ -2,7 +2,7 @@
 
 Two hooks, nothing else:
 
-* :func:`charged_transaction` replaces the estimator's all-or-nothing
+* :func:`check_budget` runs just before the estimator's all-or-nothing
   transaction. With a budget, it first learns what the call will cost
   *without reading a row*: a throw-away deep copy of the estimator runs the
   same call on zero rows of the call's shape (row and column counts are
@@ -28,7 +28,6 @@ import numpy as np
 from dp_accounting import dp_event
 from sklearn.base import is_classifier
 
-from ..utils import run_transaction
 from ._ledger import PrivacyLedger
 
 # the estimator attribute holding (branch, entry id) of its stream's last record
@@ -132,12 +131,6 @@ def check_budget(estimator, method, args):
         event, head = planned_event(estimator, method, args)
         if event is not None:
             ledger.check(event, parent=None if head is None else head[1])
-
-
-def charged_transaction(estimator, method, *args):
-    """``run_transaction`` with the ledger's budget checked before any row is read."""
-    check_budget(estimator, method, args)
-    return run_transaction(estimator, method, *args)
 
 
 def record_release(estimator, event):
