@@ -18,10 +18,12 @@ whole stream's budget is planned and every published set is covered.
 2. Bandit: the ``ask()`` / ``tell(cost of the played set)`` loop, one row a
    round, default ``mu=0.1``; the same epsilons; regret uses the set
    ``ask()`` returned (exploration included).
-3. Rounds of 20 rows (every row of a round plays the round's set): full
-   information with the default mu, bandit with ``mu=0.5`` (started by
-   ``ask()``, then ``sel._algo.learn(rows, trace=True)``, which is what
-   ``partial_fit`` runs).
+3. Rounds: full information in rounds of 20 rows (every row of a round
+   plays the round's set), ``partial_fit``; bandit in rounds of 50 visitors
+   through ``ask()`` / ``tell()`` (each visitor plays the set ``ask()``
+   gives them, drawn from the round's point), default ``mu``, with issue
+   15's acceptance figures: average regret of the first 2,000 visitors and
+   of the second half.
 4. Log-log slope of R(t) against t (least squares over 30 log-spaced t in
    [T/100, T], on the mean over seeds). Theory: full information
    O(sqrt(T)) (slope 0.5 or less), bandit O(T^(3/4)); slope 1 means no
@@ -53,7 +55,7 @@ from skdpol import PrivateSubmodularSelector  # noqa: E402
 from skdpol.datasets import make_submodular_stream  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 5.0, np.inf)
-N_ITEMS, DELTA, BATCH, CHUNK = 12, 1e-5, 20, 5_000
+N_ITEMS, DELTA, BATCH, BANDIT_BATCH, CHUNK = 12, 1e-5, 20, 50, 5_000
 
 
 def _eps_name(eps):
@@ -75,23 +77,18 @@ def _full_sets(stream, eps, seed, batch_size=1):
 
 
 def _bandit_sets(stream, eps, seed, batch_size=1, mu=0.1):
-    """Per-row played sets, bandit: ask/tell for one row a round, else learn(trace)."""
+    """Per-visitor played sets, bandit: the ask/tell loop (a round is batch_size visitors)."""
     T = stream.rows.shape[0]
     sel = PrivateSubmodularSelector(n_items=N_ITEMS, cost=stream.cost, feedback="bandit",
                                     epsilon=eps, delta=DELTA, mu=mu, batch_size=batch_size,
                                     horizon=T // batch_size, random_state=seed)
-    if batch_size == 1:
-        sets = np.empty((T, N_ITEMS), dtype=bool)
-        cost = stream.cost
-        for t, row in enumerate(stream.rows):
-            mask = sel.ask()
-            sets[t] = mask
-            sel.tell(float(cost(mask[None, :], row)[0]))
-        return sets, sel.privacy_spent_
-    sel.ask()  # starts the stream (bandit calibration is the same as partial_fit's)
-    sets = [sel._algo.learn(stream.rows[s:s + CHUNK], trace=True)[1] for s in range(0, T, CHUNK)]
-    sel._publish()
-    return np.repeat(np.vstack(sets), batch_size, axis=0), sel.privacy_spent_
+    sets = np.empty((T, N_ITEMS), dtype=bool)
+    cost = stream.cost
+    for t, row in enumerate(stream.rows):
+        mask = sel.ask()
+        sets[t] = mask
+        sel.tell(float(cost(mask[None, :], row)[0]))
+    return sets, sel.privacy_spent_
 
 
 def _regret(stream, sets):
@@ -104,8 +101,9 @@ def _slope(cumulative):
     return float(np.polyfit(np.log(t), np.log(cumulative[t - 1]), 1)[0])
 
 
-def _experiment(name, runner, seeds, T, eps_values):
-    """Mean per-row regret over seeds for each epsilon, and the summary rows."""
+def _experiment(name, runner, seeds, T, eps_values, accept=None):
+    """Mean per-row regret over seeds for each epsilon, and the summary rows
+    (with ``accept``, a list, also issue 15's: first 2,000 visitors, second half)."""
     curves, rows = {}, []
     for eps in eps_values:
         regrets, spent = [], None
@@ -123,6 +121,12 @@ def _experiment(name, runner, seeds, T, eps_values):
                        f"[{quarters[:, 3].min():.3f}, {quarters[:, 3].max():.3f}]",
                        f"{_slope(np.cumsum(mean)):.2f}",
                        "inf" if np.isinf(eps) else f"{spent.epsilon:.3f}"])
+        if accept is not None:
+            head = regrets[:, :min(2_000, T // 10)].mean(axis=1)
+            tail = regrets[:, T // 2:].mean(axis=1)
+            ratio = tail / head
+            accept.append([name, _eps_name(eps), f"{head.mean():.3f}", f"{tail.mean():.3f}",
+                           f"{ratio.mean():.2f} [{ratio.min():.2f}, {ratio.max():.2f}]"])
     return curves, rows
 
 
@@ -197,10 +201,11 @@ def main():
     _, batch_rows_full = _experiment(
         f"full, batch_size={BATCH}", lambda s, e, r: _full_sets(s, e, r, BATCH),
         seeds, T_full, (1.0, np.inf))
+    accept = []
     _, batch_rows_bandit = _experiment(
-        f"bandit, batch_size={BATCH}, mu=0.5",
-        lambda s, e, r: _bandit_sets(s, e, r, BATCH, mu=0.5), seeds, T_bandit,
-        (1.0, 5.0, np.inf))
+        f"bandit, ask/tell, batch_size={BANDIT_BATCH}",
+        lambda s, e, r: _bandit_sets(s, e, r, BANDIT_BATCH), seeds, T_bandit,
+        (1.0, 5.0, np.inf), accept)
     speed = _speed(repeats, args.quick)
 
     if args.out:
@@ -234,9 +239,17 @@ def main():
         "",
         md_table(header, full_rows + bandit_rows),
         "",
-        f"## Rounds of {BATCH} rows (`batch_size={BATCH}`; each row of a round plays its set)",
+        f"## Rounds: full information in rounds of {BATCH} rows (each row plays the round's "
+        f"set), bandit in rounds of {BANDIT_BATCH} visitors (each visitor plays their own set, "
+        "drawn from the round's point)",
         "",
         md_table(header, batch_rows_full + batch_rows_bandit),
+        "",
+        "Issue 15's acceptance (bandit rounds must learn): average regret of the first 2,000",
+        "visitors (T/10 with --quick) and of the second half; ratio = second half / first,",
+        "mean [min, max] over seeds.",
+        "",
+        md_table(["mode", "epsilon", "first 2,000", "second half", "ratio"], accept),
         "",
         "![average regret](../figures/submodular_regret.png)",
         "",

@@ -17,6 +17,7 @@ from skdpol.submodular import (
     SubmodularPFTAL,
     bandit_gradient,
     bandit_leaf_bound,
+    bandit_modular_leaf_bound,
     bandit_probabilities,
     bandit_sample,
     chain,
@@ -264,6 +265,52 @@ def test_bandit_leaf_sensitivity():
     print(f"bandit bound: max |g^ - g^'| / (4 B (n + 1) / mu) = {max(ratios):.3f}")
 
 
+def _explored_leaf(learner, j, value):
+    learner._pending = j  # the curator's coins: visitor shown {j}
+    return learner._bandit_leaf(value)
+
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_bandit_modular_estimator_exactly_unbiased(n):
+    # a visitor explores (probability mu) a uniform singleton {j}, else gives 0:
+    # E estimate = m(r), and with the exact public part dh_L(x) it is the full
+    # Lovasz subgradient of f(.; r) at x
+    rng = np.random.default_rng(21)
+    W = rng.random((n, n))
+    for cost in (ConcaveMassCost(scale=0.8, weights=rng.random(n)), CutCost(W + W.T, 0.3)):
+        learner = SubmodularPFTAL(n_items=n, cost=cost, alpha=1.0, noise_multiplier=0.0,
+                                  feedback="bandit", mu=0.3, rng=rng)
+        assert learner.leaf_bound == "modular"
+        for _ in range(5):
+            row, x = rng.uniform(-1.5, 1.5, n), rng.random(n)
+            singles = np.eye(n, dtype=bool)
+            mean = sum(learner.mu / n * _explored_leaf(learner, j, cost(singles[j:j + 1], row)[0])
+                       for j in range(n))
+            np.testing.assert_allclose(mean, cost.modular(row[None, :])[0], atol=1e-12)
+            np.testing.assert_allclose(mean + lovasz_subgradient(cost.public, x),
+                                       lovasz_subgradient(lambda m: cost(m, row), x),
+                                       atol=1e-12)
+            learner._pending = None  # a visitor who did not explore
+            assert not learner._bandit_leaf(5.0).any()
+
+
+def test_bandit_modular_leaf_sensitivity_holds_for_any_value():
+    rng = np.random.default_rng(22)
+    n, mu, cost = 5, 0.2, ConcaveMassCost(scale=0.7)
+    learner = SubmodularPFTAL(n_items=n, cost=cost, alpha=1.0, noise_multiplier=0.0,
+                              feedback="bandit", mu=mu, batch_size=1, rng=rng)
+    assert learner.sensitivity == pytest.approx(2 * n * cost.row_bound / mu)
+    assert learner.leaf_norm == pytest.approx(bandit_modular_leaf_bound(1.0, n, mu))
+    gaps = []
+    for _ in range(200):
+        j = int(rng.integers(n))
+        v, w = rng.normal(0, 10, 2)  # any told values, honest or not
+        a, c = _explored_leaf(learner, j, v), _explored_leaf(learner, j, w)
+        assert np.linalg.norm(a) <= learner.leaf_norm * (1 + 1e-12)
+        gaps.append(np.linalg.norm(a - c) / learner.sensitivity)
+    assert max(gaps) <= 1 + 1e-12 and max(gaps) > 0.99  # attained: values beyond the range
+
+
 def test_modular_leaf_sensitivity_of_builtin_costs():
     rng = np.random.default_rng(10)
     n = 7
@@ -417,16 +464,20 @@ def test_regret_falls_full_information_epsilon_one():
         assert 0.9 < idle[-q:].mean() / idle[:q].mean() < 1.1
 
 
-def test_bandit_learner_runs_and_spends_its_budget():
+@pytest.mark.parametrize("leaf_bound", ["range", "modular"])
+def test_bandit_learner_runs_and_spends_its_budget(leaf_bound):
     n, T = 5, 600
     stream = make_submodular_stream(n_items=n, n_rounds=T, random_state=3)
     m = calibrate_noise_multiplier(lambda m: tree_event(noise_multiplier=m, horizon=T,
                                                         noise="laplace"), 1.0, 0.0)
     learner = SubmodularPFTAL(n_items=n, cost=stream.cost, alpha=1.0, noise_multiplier=m,
                               feedback="bandit", mu=0.3, horizon=T, noise="laplace",
-                              rng=np.random.default_rng(17))
-    assert learner.leaf_bound == "range"
-    assert learner.sensitivity == pytest.approx(4 * stream.cost.bound(n) * (n + 1) / 0.3)
+                              rng=np.random.default_rng(17),
+                              **({} if leaf_bound == "modular" else {"leaf_bound": "range"}))
+    assert learner.leaf_bound == leaf_bound  # "auto" picks "modular" for a built-in cost
+    expected = (4 * stream.cost.bound(n) * (n + 1) / 0.3 if leaf_bound == "range"
+                else 2 * n * stream.cost.row_bound / 0.3)
+    assert learner.sensitivity == pytest.approx(expected)
     points, sets = learner.learn(stream.rows, trace=True)
     assert points.shape == sets.shape == (T, n)
     assert epsilon_spent(learner.event(), 0.0)[0] == pytest.approx(1.0, rel=1e-6)

@@ -56,8 +56,12 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         Strong convexity of the surrogate (alpha / 2) ||x||^2; the step is
         1 / (alpha t).
     mu : float, default=0.1
-        Bandit exploration in (0, 1].
+        Bandit exploration in (0, 1]: with a built-in cost, the probability
+        that a visitor is shown one uniformly drawn item; with a callable,
+        the weight of uniform exploration over the chain sets (seed 001).
     batch_size : int, default=1
+        Rows (visitors) per round. Under bandit feedback each visitor of a
+        round plays their own set, drawn from the round's published point.
     horizon : int or None, default=None
         Planned number of rounds (rows when ``batch_size=1``).
     noise_sampler : {"discrete", "float"}, default="discrete"
@@ -94,8 +98,12 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
     round's Lovasz subgradient) then has L2 norm <= 2 sqrt(2) cost_bound for
     any submodular cost (and is clipped to it), or, for the built-in costs,
     the row's part of it moves by at most 2 sqrt(n) (the public part is
-    identical for neighbours); a bandit leaf has norm <= 2 cost_bound (n + 1)
-    / mu. The tree's event is the cost of every published point and set.
+    identical for neighbours); a bandit visitor's estimate has norm <= n
+    row_bound / mu for a built-in cost (singleton exploration; the public
+    part is exact), <= 2 cost_bound (n + 1) / mu for a callable (seed 001's
+    chain estimator), and a round's leaf is the mean over its b visitors
+    (sensitivity twice the norm over b). The tree's event is the cost of
+    every published point and set.
     The tree's exact sums and the generator are curator state in
     underscore attributes: the pickle of a live selector is as sensitive as
     the data; ``public_model()`` is the shareable release.
@@ -300,9 +308,11 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
             ``feedback="bandit"``: the observed cost of the played set (a
             number). ``feedback="full"``: the visitor's cost as a callable
             ``masks -> values`` (boolean (k, n) to (k,)). With
-            ``batch_size=b`` a round is b visitors playing one set: the
-            feedback waits until the round's b-th visitor reports, then the
-            round's mean is learned and a new set published.
+            ``batch_size=b`` a round is b visitors at one published point
+            (full information: one set; bandit: each visitor's own set, the
+            next :meth:`ask` answer drawn after every tell): the feedback
+            waits until the round's b-th visitor reports, then the round's
+            mean is learned and a new point published.
 
         Returns
         -------

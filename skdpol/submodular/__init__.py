@@ -13,7 +13,8 @@ from ._lovasz import (
     lovasz_subgradient,
     threshold_round,
 )
-from ._pftal import SubmodularPFTAL, bandit_leaf_bound, range_leaf_bound
+from ._pftal import (SubmodularPFTAL, bandit_leaf_bound, bandit_modular_leaf_bound,
+                     range_leaf_bound)
 from ._streams import SubmodularStream, clipped_gaussian_mean, make_submodular_stream
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "SubmodularStream",
     "bandit_gradient",
     "bandit_leaf_bound",
+    "bandit_modular_leaf_bound",
     "bandit_probabilities",
     "bandit_sample",
     "chain",
