@@ -44,10 +44,11 @@ def test_the_planted_set_is_found_with_full_information():
 
 
 def test_bandit_regret_falls_on_the_planted_stream():
-    # through the seeds' tree (mechanism="tree") the last 1,500 rounds' regret
-    # was 0.69-1.18 times the first 1,500's over these 5 seeds (median 1.12):
-    # the tree's noise kept the bandit from learning; the BLT default's
-    # ~2.5x lower noise makes it fall (0.45-1.16, median 0.79 when written)
+    # through the seeds' tree (mechanism="tree") and seed 001's chain estimator
+    # the last 1,500 rounds' regret was 0.69-1.18 times the first 1,500's over
+    # these 5 seeds (median 1.12); the BLT brought it to 0.45-1.16 (median
+    # 0.79), and the singleton estimator of the built-in cost (issue 15) to
+    # 0.09-0.16 (median 0.12, when written): the bound leaves room for noise
     data = make_submodular_stream(n_items=8, n_rounds=6000, random_state=1)
     # bandit: the played set's cost only; regret must still fall (noise-light budget)
     ratios = []
@@ -61,7 +62,7 @@ def test_bandit_regret_falls_on_the_planted_stream():
             bandit.tell(float(data.cost(mask[None, :], row)[0]))
         regret = np.array(costs) - data.optimal_cost
         ratios.append(regret[-1500:].mean() / regret[:1500].mean())
-    assert np.median(ratios) < 0.85
+    assert np.median(ratios) < 0.5
 
 
 def test_bandit_rounds_of_visitors_learn_through_ask_and_tell():
