@@ -167,6 +167,17 @@ def draw_runs(rng, mean_runs, shape):
             return k
 
 
+class _ReleasedPipeline(Pipeline):
+    """A fitted Pipeline whose last step is a released model (it cannot learn).
+
+    scikit-learn's fitted check wants a ``fit`` method on the last step, which
+    a public release does not have; the steps are fitted by construction.
+    """
+
+    def __sklearn_is_fitted__(self):
+        return True
+
+
 # ---------------------------------------------------------------- estimator
 class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
     """Differentially private hyper-parameter search (repeat and select).
@@ -527,7 +538,7 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             noisy, params, run, run_final = best
             public = run_final.public_model()
             if isinstance(run, Pipeline):
-                public = Pipeline(run.steps[:-1] + [(run.steps[-1][0], public)])
+                public = _ReleasedPipeline(run.steps[:-1] + [(run.steps[-1][0], public)])
             self.best_params_, self.best_estimator_, self.best_score_ = dict(params), public, noisy
             if is_classifier(run_final):
                 self.classes_ = run_final.classes_
