@@ -48,7 +48,7 @@ have charged 2 rho_run.
 (epsilon, delta)-DP by dp-accounting's RDP accountant on skdpol's orders
 (bisection on log rho, rounded down). Each drawn candidate's ``epsilon`` is
 then found by dry runs of its fit on zero rows of the training rows' shape
-(:func:`skdpol.ledger._hook.planned_event`, the ledger's budget check):
+(:func:`_dry_run`, the ledger's budget-check mechanism):
 its event's rho must be at most ``rho_run`` (within 0.1 %).
 
 **K is curator state.** The number of runs is drawn from the secret
@@ -59,8 +59,10 @@ So there is no ``n_runs_``, nothing in a message depends on K, and the
 docs warn that the search's running time reveals it.
 """
 
+import copy
 import math
 import os
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -71,18 +73,29 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
-from sklearn.utils import _safe_indexing
+from sklearn.utils import _safe_indexing, indexable
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import _num_samples
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_y,
+    _num_samples,
+    check_consistent_length,
+    check_is_fitted,
+    validate_data,
+)
 
 from ..accounting import PrivacySpent, epsilon_spent, gaussian_mu, zcdp_epsilon, zcdp_rho
 from ..accounting._spent import _round_up
 from ..ledger import PrivacyLedger
 from ..ledger._compose import _rdp_epsilon, compose
-from ..ledger._hook import planned_event, record_release
+from ..exceptions import PrivacyLeakWarning
+from ..ledger._hook import _placeholder_args, _Planned, record_release
+from ..linear_model._base import warn_delta
 from ..mechanisms import noise_event, perturb
 from ..utils import run_transaction
 from ..utils._stream import is_seeded
+from ..utils._warnings import user_stacklevel
 
 # what the search sets on every run: a grid may not vary them
 _RESERVED = ("epsilon", "delta", "random_state", "ledger")
@@ -143,6 +156,24 @@ def _linear_rho(event):
     if mu is not None:
         return 0.5 * float(mu) ** 2
     return None
+
+
+def _dry_run(estimator, args):
+    """The ``DpEvent`` ``estimator.fit(*args)`` would record, from public quantities.
+
+    The ledger's budget-check mechanism (:func:`skdpol.ledger._hook.planned_event`):
+    a deep copy fits zero rows of the arguments' shape and stops at its
+    release site. Unlike the budget check, a failure is the candidate's own
+    error and is raised as such: it was computed from zeros, the shape and
+    the public label set, so it says nothing about the rows.
+    """
+    shadow = copy.deepcopy(estimator)
+    shadow._ledger_planning = True
+    try:
+        shadow.fit(*_placeholder_args(estimator, args))
+    except _Planned as planned:
+        return planned.event
+    raise ValueError(f"{type(estimator).__name__}.fit released nothing on a dry run.")
 
 
 def draw_runs(rng, mean_runs, shape):
@@ -458,8 +489,9 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like, default=None
-            Classifiers: the public label set, passed to every run's ``fit``
-            (None: each run reads it off y, with ``PrivacyLeakWarning``).
+            Classifiers: the public label set, passed to every run's ``fit``.
+            None reads it off y once, with ``PrivacyLeakWarning`` (flagged in
+            ``privacy_spent_.inferred``), and passes it to every run.
 
         Returns
         -------
@@ -469,21 +501,63 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         run_transaction(self, self._fit, X, y, classes)
         return self
 
+    def _validated(self, X, y, final, classes):
+        """X and y checked before anything else happens (the error is the input's).
+
+        A bare estimator gets what it accepts (dense float64, finite); a
+        Pipeline's first step decides what X may be, so X is passed on as
+        given and only its shape and column names are recorded. Raising here
+        depends on the data only as any skdpol estimator's input checks do
+        (non-finite values, label types), before any run reads a row.
+        """
+        regressor = is_regressor(final)
+        if isinstance(self.estimator, Pipeline):
+            X, y = validate_data(self, X, y, reset=True, skip_check_array=True)
+            X = indexable(X)[0]  # sparse to CSR, other sequences to arrays
+            y = _check_y(y, y_numeric=regressor, estimator=self)
+            check_consistent_length(X, y)
+        else:
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=regressor)
+        if not is_classifier(final):
+            if classes is not None:
+                raise ValueError("classes is only for classifiers.")
+            return X, y, None, ()
+        check_classification_targets(y)
+        inferred = ()
+        if classes is None:
+            warnings.warn(
+                "classes is None: the label set was read off y, which leaks it. Pass "
+                "classes=... to state it publicly.", PrivacyLeakWarning,
+                stacklevel=user_stacklevel())
+            classes, inferred = np.unique(y), ("classes",)
+        classes = np.unique(np.asarray(classes))
+        if classes.size < 2:
+            # the labels may come from the data: count them, never echo them
+            raise ValueError(f"{type(final).__name__} needs at least 2 classes; got "
+                             f"{classes.size} class{'' if classes.size == 1 else 'es'}.")
+        if (classes.dtype.kind in "biuf") != (y.dtype.kind in "biuf"):
+            raise ValueError("y and classes hold different label types (numeric and not).")
+        unknown = ~np.isin(y, classes)
+        if np.any(unknown):
+            # as the estimators do: name the rows, never echo the labels
+            rows = np.flatnonzero(unknown)
+            raise ValueError(f"y has labels not in classes {classes.tolist()} in {rows.size} "
+                             f"row(s) (first rows {rows[:5].tolist()}).")
+        return X, y, classes, inferred
+
     def _fit(self, X, y, classes):
         name, final = self._check_estimator()
         candidates = self._grid(name, final)
         scoring = self._scoring(final)
-        if classes is not None and not is_classifier(final):
-            raise ValueError("classes is only for classifiers.")
+        X, y, classes, inferred = self._validated(X, y, final, classes)
         n = _num_samples(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y must be 1-d with one label per row of X ({n} rows).")
         n_val = int(round(self.validation_fraction * n))
         if n_val < 1 or n - n_val < 1:
             raise ValueError(
                 f"validation_fraction={self.validation_fraction} leaves no training or no "
-                f"validation row out of {n} rows.")
+                f"validation row out of {n} sample{'' if n == 1 else 's'}.")
+        inferred = tuple(sorted(set(inferred) | self._inferred_bounds(candidates)))
+        warn_delta(self.delta, n)  # the search's delta covers every row
         private = not math.isinf(self.epsilon)
         rho = run_rho(self.epsilon, self.delta, self.mean_runs, self.shape) if private else math.inf
         event = (total_event(rho, self.mean_runs, self.shape) if private
@@ -506,25 +580,25 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         multiplier = math.sqrt(0.5 / rho) if private else 0.0
         calibrated = {}
         best = None
-        inferred = set()
         for j, pick in enumerate(picks):
             run = clone(self.estimator).set_params(**candidates[pick])
             run_final = self._final(run)[1]
             run_final.set_params(delta=self.delta, random_state=run_seed(j), ledger=None)
-            if isinstance(run, Pipeline):
-                Xt = run[:-1].fit_transform(X_train, y_train)
-            else:
-                Xt = X_train
-            key = (int(pick), getattr(Xt, "shape", None))
-            if key not in calibrated:
-                calibrated[key] = self._calibrate(run_final, Xt, y_train, classes, rho)
-            run_final.set_params(epsilon=calibrated[key])
-            if is_classifier(run_final):
-                run_final.fit(Xt, y_train, classes=classes)
-            else:
-                run_final.fit(Xt, y_train)
-            inferred.update(getattr(run_final.privacy_spent_, "inferred", ()))
-            value = self._validation_score(run, scoring, run_final, X_val, y_val)
+            # a run's warnings would be repeated K times (K is secret): the
+            # search stated the parameter-driven ones above, once
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                Xt = run[:-1].fit_transform(X_train, y_train) \
+                    if isinstance(run, Pipeline) else X_train
+                key = (int(pick), getattr(Xt, "shape", None))
+                if key not in calibrated:
+                    calibrated[key] = self._calibrate(run_final, Xt, y_train, classes, rho)
+                run_final.set_params(epsilon=calibrated[key])
+                if classes is not None:
+                    run_final.fit(Xt, y_train, classes=classes)
+                else:
+                    run_final.fit(Xt, y_train)
+                value = self._validation_score(run, scoring, run_final, X_val, y_val)
             noisy = float(perturb(np.array([value]), sensitivity=1.0 / n_val,
                                   multiplier=multiplier, noise="gaussian",
                                   sampler="discrete", rng=secret)[0])
@@ -539,18 +613,12 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             public = run_final.public_model()
             if isinstance(run, Pipeline):
                 public = _ReleasedPipeline(run.steps[:-1] + [(run.steps[-1][0], public)])
+            elif hasattr(self, "feature_names_in_"):
+                public.feature_names_in_ = self.feature_names_in_  # the runs saw arrays
             self.best_params_, self.best_estimator_, self.best_score_ = dict(params), public, noisy
             if is_classifier(run_final):
                 self.classes_ = run_final.classes_
-        self.n_features_in_ = int(X.shape[1] if hasattr(X, "shape") else np.shape(X)[1])
-        if hasattr(X, "columns") and all(isinstance(c, str) for c in X.columns):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-        else:
-            self.__dict__.pop("feature_names_in_", None)
         self.rho_run_ = rho
-        # private runs flag what was read off the data in their own warnings;
-        # whether that happens depends on the parameters only
-        inferred = tuple(sorted(inferred))
         if private:
             eps, how = compose([event], self.delta)
         else:
@@ -560,6 +628,25 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             bounds_trusted=not inferred, releases=1, inferred=inferred,
             seeded=is_seeded(self.random_state))
         record_release(self, event)  # last: a refusal undoes the search
+
+    def _inferred_bounds(self, candidates):
+        """The bounds some candidate of the grid would read off the data.
+
+        From the parameters of *every* grid point, not of the runs drawn:
+        which candidates ran would say something about K. Warned once here
+        (the runs' own warnings are silenced).
+        """
+        names = set()
+        for point in candidates:
+            params = clone(self.estimator).set_params(**point)
+            params = self._final(params)[1].get_params(deep=False)
+            names.update(b for b in ("data_norm", "y_bound") if b in params and params[b] is None)
+        for b in sorted(names):
+            warnings.warn(
+                f"{b} is None for some candidate: each such run reads its bound off the "
+                f"training rows, which leaks it and voids the guarantee for it. Pass {b}.",
+                PrivacyLeakWarning, stacklevel=user_stacklevel())
+        return names
 
     def _calibrate(self, final, Xt, y_train, classes, rho):
         """The ``epsilon`` at which ``final.fit`` costs at most ``rho`` (zCDP).
@@ -572,17 +659,12 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         """
         if math.isinf(rho):
             return math.inf
-        args = (Xt, y_train, classes) if is_classifier(final) else (Xt, y_train)
+        args = (Xt, y_train, classes) if classes is not None else (Xt, y_train)
 
         def cost(eps):
             shadow = clone(final).set_params(epsilon=eps)
             shadow._validate_params()  # a bad candidate's own error, before the dry run
-            event, _ = planned_event(shadow, shadow.fit, args)
-            if event is None:
-                raise ValueError(
-                    f"the cost of {type(final).__name__}({final.get_params(deep=False)}) "
-                    "could not be found from public quantities (its fit failed on zero "
-                    "rows of the training shape); check the candidate's parameters.")
+            event = _dry_run(shadow, args)
             r = _linear_rho(event)
             if r is None:
                 raise ValueError(
@@ -625,32 +707,48 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             return float(np.mean(pred == y_val))
         b = float(run_final.y_bound)
         err = np.clip(y_val.astype(np.float64), -b, b) - np.clip(pred, -b, b)
-        return float(1.0 - np.mean(err * err) / (4.0 * b * b))
+        # a NaN prediction scores 0, the worst: every row's score stays in [0, 1]
+        return float(np.mean(np.nan_to_num(1.0 - err * err / (4.0 * b * b), nan=0.0)))
 
     # ----------------------------------------------------------- using
-    def _best(self):
-        if not hasattr(self, "privacy_spent_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} is not fitted yet: call fit first.")
+    def _best(self, X):
+        """The released model and X checked against what fit saw."""
+        check_is_fitted(self, "privacy_spent_")
+        if not isinstance(self.estimator, Pipeline):  # a Pipeline's first step checks X
+            X = validate_data(self, X, reset=False, dtype=np.float64)
         if self.best_estimator_ is None:
             raise NotFittedError(
                 "the search released no model (shape=inf, Poisson, drew no run; its cost "
                 "was still spent).")
-        return self.best_estimator_
+        return self.best_estimator_, X
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "privacy_spent_")
+
+    def _estimator_has(attr):
+        def check(self):
+            return hasattr(self._final()[1], attr)
+
+        return check
 
     def predict(self, X):
         """Predictions of the released model."""
-        return self._best().predict(X)
+        model, X = self._best(X)
+        return model.predict(X)
 
+    @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
         """Class probabilities of the released model (classifiers)."""
-        return self._best().predict_proba(X)
+        model, X = self._best(X)
+        return model.predict_proba(X)
 
+    @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
         """Scores of the released model (classifiers)."""
-        return self._best().decision_function(X)
+        model, X = self._best(X)
+        return model.decision_function(X)
 
     def score(self, X, y, sample_weight=None):
         """The released model's score on (X, y) (not private for private X, y)."""
-        return self._best().score(X, y, sample_weight=sample_weight)
-
+        model, X = self._best(X)
+        return model.score(X, y, sample_weight=sample_weight)
