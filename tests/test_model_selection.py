@@ -14,6 +14,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from skdpol import (
+    PrivacyLeakWarning,
     BudgetExhaustedError,
     PrivacyLedger,
     PrivateOnlineLogistic,
@@ -254,3 +255,69 @@ def test_epsilon_inf_is_a_non_private_reference_and_noiseless_is_infinite():
 def test_not_fitted():
     with pytest.raises(NotFittedError):
         _search_for().predict(np.zeros((2, 4)))
+
+
+@pytest.mark.filterwarnings("ignore::skdpol.PrivacyLeakWarning")  # classes=None rows
+def test_invalid_input_is_refused_before_anything_changes_or_is_spent(tmp_path):
+    X, y = _data(1000)
+    ledger = PrivacyLedger(os.fspath(tmp_path / "bad.sqlite"))
+    search = _search_for(ledger=ledger).fit(X, y, classes=[0, 1])
+    before = {k: v for k, v in vars(search).items()}
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    for bad_X, bad_y, classes, word in [
+            (X_nan, y, [0, 1], "NaN"),
+            (X, y[:-1], [0, 1], "inconsistent numbers of samples"),
+            (X, np.where(y == 1, 2, y), [0, 1], "not in classes"),
+            (X, X[:, 0], None, "continuous"),
+            (X, np.zeros_like(y), None, "at least 2 classes"),
+            (X[:1], y[:1], [0, 1], "1 sample")]:
+        with pytest.raises(ValueError, match=word):
+            search.fit(bad_X, bad_y, classes=classes)
+        assert vars(search).keys() == before.keys()
+        assert search.best_params_ == before["best_params_"]
+        assert search.privacy_spent_ is before["privacy_spent_"]
+        assert len(ledger.entries()) == 1
+
+
+def _leak_warnings(monkeypatch, k, **kw):
+    X, y = _data(1000)
+    monkeypatch.setattr(_search, "draw_runs", lambda rng, mean, shape: k)
+    search = PrivateHyperparameterSearch(
+        PrivateOnlineLogistic(), {"data_norm": [None, 4.0]}, mean_runs=3, random_state=0, **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, y)  # classes and (for one candidate) data_norm read off the data
+    return sorted(str(w.message) for w in caught), search.privacy_spent_.inferred
+
+
+def test_warnings_and_inferred_bounds_do_not_reveal_the_runs(monkeypatch):
+    # K is secret: the warnings and privacy_spent_.inferred must be the same
+    # whatever K and whichever candidates ran (here: one run, or six)
+    one, inferred_one = _leak_warnings(monkeypatch, 1)
+    six, inferred_six = _leak_warnings(monkeypatch, 6)
+    assert one == six and len(one) == 2
+    assert inferred_one == inferred_six == ("classes", "data_norm")
+    # a grid that never reads a bound off the data says so
+    X, y = _data(1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        clean = _search_for().fit(X, y, classes=[0, 1])
+    assert clean.privacy_spent_.bounds_trusted and clean.privacy_spent_.inferred == ()
+
+
+def test_a_bad_candidate_reports_its_own_error():
+    X, y = _data(1000)
+    search = PrivateHyperparameterSearch(
+        PrivateOnlineLogistic(data_norm=4.0), {"algorithm": ["no-such-algorithm"]},
+        mean_runs=2, random_state=0)
+    with pytest.raises(ValueError, match="algorithm"):
+        search.fit(X, y, classes=[0, 1])
+    assert not hasattr(search, "privacy_spent_")
+
+
+def test_predict_proba_only_for_classifiers():
+    reg = PrivateHyperparameterSearch(PrivateOnlineRegressor(data_norm=4.0, y_bound=4.0),
+                                      {"alpha": [0.1]})
+    assert not hasattr(reg, "predict_proba") and not hasattr(reg, "decision_function")
+    assert hasattr(_search_for(), "predict_proba")
