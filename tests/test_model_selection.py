@@ -204,6 +204,8 @@ def test_released_attributes_and_no_runs_count(fitted):
     assert set(search.best_params_) == {"alpha"}
     assert type(search.best_estimator_).__name__ == "PublicLinearClassifier"
     assert not hasattr(search.best_estimator_, "_rng")
+    # the model's guarantee is the whole search's, not its run's
+    assert search.best_estimator_.privacy_spent_ == search.privacy_spent_
     # K is curator state: never a public attribute
     fitted_names = [k for k in vars(search) if k.endswith("_") and not k.startswith("_")]
     assert not any("runs" in k for k in fitted_names), fitted_names

@@ -55,8 +55,20 @@ its event's rho must be at most ``rho_run`` (within 0.1 %).
 generator and never published: the theorem bounds the best output's
 distribution with K *marginalised*; conditioned on K = k the release is a
 best-of-k, which can cost up to k times a run (the best of k coin flips).
-So there is no ``n_runs_``, nothing in a message depends on K, and the
-docs warn that the search's running time reveals it.
+So there is no ``n_runs_``, and nothing the search says depends on K or on
+which candidates ran: the runs' own warnings are silenced (K copies of a
+warning would count the runs) and the search warns once, from the
+parameters of *every* grid point (a bound some candidate reads off the
+data, delta against 1/n); ``privacy_spent_.inferred`` is computed the same
+way. The docs warn that the search's running time reveals K.
+
+**Errors.** X, y and the label set are checked before the budget check and
+before any run (the estimators' own input checks: shapes, non-finite
+values, label types, labels outside ``classes``), so a run cannot fail on
+the rows half-way through a search. A candidate whose cost cannot be
+calibrated raises its own error from the dry run, which reads no row (it
+says which candidate was drawn, i.e. something about K, but it aborts the
+search before anything is released or recorded).
 """
 
 import copy
@@ -304,8 +316,17 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
     and the number of runs K are not released and are not kept; releasing K
     would void the guarantee (given K = k the release is a best-of-k, which
     can cost up to k runs), and the wall-clock time of ``fit`` reveals it
-    roughly, so do not publish it. Whether a bound was read off the data
-    (``PrivacyLeakWarning`` from a run) is reported in ``privacy_spent_``.
+    roughly, so do not publish it. The runs' own warnings are silenced (their
+    number would count the runs); the search warns once for what any grid
+    point would read off the data, and ``privacy_spent_.inferred`` lists it.
+    ``best_estimator_.privacy_spent_`` is the search's (the model is part of
+    the search's release), not its run's.
+
+    A Pipeline's earlier steps are fitted on the training rows in every run
+    and applied to the validation rows: they must be public maps that
+    cannot fail on any row (e.g. an encoder with public categories and
+    ``handle_unknown="ignore"``); an error they raise on a validation row
+    would depend on the data.
 
     **Derivations** (score sensitivity 1 / n_val, parallel composition of
     the fit and the score, calibration) are in the module docstring of
@@ -605,20 +626,6 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             if best is None or noisy > best[0]:
                 best = (noisy, candidates[pick], run, run_final)
 
-        if best is None:  # Poisson drew K = 0: the release is "nothing"
-            self.best_params_, self.best_estimator_, self.best_score_ = None, None, math.nan
-            self.__dict__.pop("classes_", None)
-        else:
-            noisy, params, run, run_final = best
-            public = run_final.public_model()
-            if isinstance(run, Pipeline):
-                public = _ReleasedPipeline(run.steps[:-1] + [(run.steps[-1][0], public)])
-            elif hasattr(self, "feature_names_in_"):
-                public.feature_names_in_ = self.feature_names_in_  # the runs saw arrays
-            self.best_params_, self.best_estimator_, self.best_score_ = dict(params), public, noisy
-            if is_classifier(run_final):
-                self.classes_ = run_final.classes_
-        self.rho_run_ = rho
         if private:
             eps, how = compose([event], self.delta)
         else:
@@ -627,6 +634,23 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             epsilon=float(eps), delta=float(self.delta), accountant=how,
             bounds_trusted=not inferred, releases=1, inferred=inferred,
             seeded=is_seeded(self.random_state))
+        if best is None:  # Poisson drew K = 0: the release is "nothing"
+            self.best_params_, self.best_estimator_, self.best_score_ = None, None, math.nan
+            self.__dict__.pop("classes_", None)
+        else:
+            noisy, params, run, run_final = best
+            public = run_final.public_model()
+            # the model is part of the search's release: its guarantee is the
+            # search's, not the run's (whose epsilon is one run's, K unaccounted)
+            public.privacy_spent_ = self.privacy_spent_
+            if isinstance(run, Pipeline):
+                public = _ReleasedPipeline(run.steps[:-1] + [(run.steps[-1][0], public)])
+            elif hasattr(self, "feature_names_in_"):
+                public.feature_names_in_ = self.feature_names_in_  # the runs saw arrays
+            self.best_params_, self.best_estimator_, self.best_score_ = dict(params), public, noisy
+            if is_classifier(run_final):
+                self.classes_ = run_final.classes_
+        self.rho_run_ = rho
         record_release(self, event)  # last: a refusal undoes the search
 
     def _inferred_bounds(self, candidates):
