@@ -2,6 +2,7 @@
 
 import warnings
 
+from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skdpol import (
@@ -12,6 +13,7 @@ from skdpol import (
     PrivateOnlineRegressor,
 )
 from skdpol.distributed import MultiPartyPrivateSGD
+from skdpol.model_selection import PrivateHyperparameterSearch
 from skdpol.preprocessing import PrivateStandardScaler, PublicRangeScaler
 
 ESTIMATORS = [
@@ -35,6 +37,15 @@ ESTIMATORS = [
     # seed 004 on numpy input (one party; in-process)
     MultiPartyPrivateSGD(),  # defaults: squared error, bounds read off the data (warns)
     MultiPartyPrivateSGD(loss="log_loss", data_norm=5.0, trust_model="secure-aggregation"),
+    # private model selection: a bare classifier with defaults (bounds and label set
+    # read off the data, warned once), a regressor, a Pipeline with a public first step
+    PrivateHyperparameterSearch(PrivateOnlineLogistic(), {"alpha": [1e-3, 1e-1]},
+                                mean_runs=2, random_state=0),
+    PrivateHyperparameterSearch(PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0),
+                                {"algorithm": ["ftl", "igd"]}, mean_runs=2, random_state=0),
+    PrivateHyperparameterSearch(
+        make_pipeline(PublicRangeScaler(bounds=(-5.0, 5.0)), PrivateOnlineLogistic(data_norm=3.0)),
+        {"privateonlinelogistic__algorithm": ["igd", "noisy-gd"]}, mean_runs=2, random_state=0),
 ]
 
 

@@ -15,7 +15,10 @@ compose sequentially. The routes, all dp-accounting's:
   randomized-response one), dp-accounting's RDP accountant for the whole
   composition, under ``REPLACE_ONE`` (the relation under which skdpol's
   randomized-response events mean their epsilon; Gaussian and Laplace
-  events are read as a shift of one multiplier there too).
+  events are read as a shift of one multiplier there too). This is also
+  the route of ``RepeatAndSelectDpEvent`` (private selection,
+  :class:`skdpol.model_selection.PrivateHyperparameterSearch`), which
+  dp-accounting accounts for with RDP only.
 
 The route is returned with the figure, so the ledger says which it used.
 """
@@ -33,7 +36,11 @@ from ..accounting._spent import _RDP_ORDERS, _leaves, _round_up
 def _noiseless(event):
     """True when some part of ``event`` was released without noise (infinite cost)."""
     for e, _ in _leaves(event):
-        if isinstance(e, (dp_event.GaussianDpEvent, dp_event.LaplaceDpEvent)):
+        if isinstance(e, dp_event.RepeatAndSelectDpEvent):
+            # private selection (skdpol.model_selection): noiseless if its run is
+            if _noiseless(e.event):
+                return True
+        elif isinstance(e, (dp_event.GaussianDpEvent, dp_event.LaplaceDpEvent)):
             if e.noise_multiplier == 0:
                 return True
         elif isinstance(e, dp_event.ZCDpEvent):
