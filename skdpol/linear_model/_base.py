@@ -14,6 +14,7 @@ from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..ledger import PrivacyLedger
 from ..ledger._hook import check_budget, record_release
+from ..mechanisms import family_for
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
 from ..utils import StreamMixin, row_norms_max, run_transaction
@@ -88,9 +89,6 @@ class PrivateLinearMixin(StreamMixin):
         tags.input_tags.sparse = False
         return tags
 
-    # scales the calibrated noise of the gradient family; only the audit tests'
-    # deliberately broken subclasses change it
-    _noise_factor = 1.0
     # the label unit (y_bound for regression, 1 for classification)
     _y_scale = 1.0
 
@@ -105,7 +103,7 @@ class PrivateLinearMixin(StreamMixin):
     @property
     def _noise(self):
         # pure DP needs Laplace noise; epsilon=inf draws no noise at all
-        return "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
+        return family_for(self.epsilon, self.delta)
 
     @property
     def _mechanism(self):
@@ -325,7 +323,7 @@ class PrivateLinearMixin(StreamMixin):
                     row_bound=self._row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise,
                     calibration=self.noise_calibration, feedback=self.feedback,
-                    noise_factor=self._noise_factor, sampler=self.noise_sampler)
+                    sampler=self.noise_sampler)
 
     def _start_gradient_stream(self, loss, n_columns):
         # mechanism: the prefix sums' release of ftal / ftrl (the others have none)

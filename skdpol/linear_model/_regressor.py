@@ -9,11 +9,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting import (
-    calibrate_noise_multiplier,
-    paper_tree_sigma,
-)
+from ..accounting import paper_tree_sigma
 from ..exceptions import PrivacyLeakWarning
+from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one_shot_ridge
 from ..utils import clip_labels
@@ -259,9 +257,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
     def _noise_multiplier(self, make_event):
         """Multiplier that makes ``make_event(m)`` cost (epsilon, delta)."""
-        if math.isinf(self.epsilon):
-            return 0.0
-        return calibrate_noise_multiplier(make_event, self.epsilon, self.delta)
+        return NoiseSpec.calibrated(self.epsilon, self.delta, family=self._noise,
+                                    sampler=self.noise_sampler,
+                                    make_event=make_event).multiplier
 
     def _scales(self, n_rounds):
         """(V_scale, u_scale, noise_multiplier) for the chosen calibration."""
