@@ -332,11 +332,19 @@ class PrivateLinearMixin(StreamMixin):
                                  horizon=self._rounds(), rng=self._rng,
                                  mechanism=self._mechanism)
 
-    def _learn_gradient(self, Xa, ya, trace):
-        self._algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
-        models = self._algo.learn(Xa, ya, trace=trace)
+    def _learn_gradient(self, Xa, ya, trace, algo=None):
+        """Feed a stream's algorithm (``self._algo`` by default): every one
+        (RoundBuffer subclasses, POCP, PQFTL) takes ``learn(X, y, trace)`` and
+        returns, with ``trace``, the (n, k, d) models published before each row."""
+        algo = self._algo if algo is None else algo
+        algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
+        models = algo.learn(Xa, ya, trace=trace)
         self._releases += Xa.shape[0] if trace else 1
         return models
+
+    def _record_algorithm(self, n_rows, algo):
+        """Publish a stream algorithm's current model and cost after ``n_rows`` more rows."""
+        self._record_stream(n_rows, algo.published, algo.event(), algo.n_rows_used)
 
     def _fit_gradient(self, loss, Xa, ya, batch_size):
         if self._algorithm_for(stream=False) == "noisy-gd":

@@ -365,11 +365,8 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self._algo.learn(F, yc)
         self._releases += 1
         self.n_iter_ = self._algo.n_steps if self.algorithm_ == "gd" else 1
-        if self.algorithm_ in ("korls", "gd"):
-            W, event = self._algo.published, self._algo.event()
-        else:
-            W, event = self._algo.release(), self._algo.event(self._algo.n_rounds)
-        self._record_stream(X.shape[0], W, event, self._algo.n_rows_used)
+        # PQFTL, POCP over KORLS and noisy GD present the same learn / published / event
+        self._record_algorithm(X.shape[0], self._algo)
 
     def _fit(self, X, y):
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)

@@ -305,17 +305,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             self._resolve_bounds(X, y)
             self._start_stream()
         U, yu = self._unit_rows(X, intercept=False), self._unit_labels(y)
-        self._ftl.check_room(X.shape[0])  # all checks done: from here on, mutate
-        if progressive:
-            coefs = self._ftl.progressive_coefs(U, yu)
-            self._releases += X.shape[0]
-        else:
-            coefs = None
-            self._ftl.learn(U, yu)
-            self._releases += 1
-        self._record_stream(X.shape[0], self._ftl.release(),
-                            self._ftl.event(self._ftl.n_rounds), self._ftl.n_rows_used)
-        return coefs, X
+        models = self._learn_gradient(U, yu, progressive, algo=self._ftl)
+        self._record_algorithm(X.shape[0], self._ftl)
+        return (None if models is None else models[:, 0, :]), X
 
     def _learn_other(self, X, y, progressive):
         """The gradient family (igd, giga, ftal, mi-ogd) with the squared loss."""
@@ -329,8 +321,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         if first_call:
             self._start_gradient_stream(self._loss(self.algorithm_), Xa.shape[1])
         models = self._learn_gradient(Xa, self._unit_labels(y), progressive)
-        self._record_stream(X.shape[0], self._algo.published, self._algo.event(),
-                            self._algo.n_rows_used)
+        self._record_algorithm(X.shape[0], self._algo)
         coefs = None if models is None else models[:, 0, :]
         return coefs, X
 
