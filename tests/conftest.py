@@ -19,3 +19,31 @@ def mechanism_only(monkeypatch):
     releases of an audit's tiny data set and hide the canary."""
     monkeypatch.setattr("skdpol.online._ftl.SHRINK_TAIL", -float("inf"))
     monkeypatch.setattr("skdpol.online._ftl.SHRINK_MARGIN", 0.0)
+
+
+@pytest.fixture
+def weakened_noise():
+    """``with weakened_noise(factor): ...`` scales every calibrated noise multiplier
+    by ``factor`` inside the block: the audits' deliberately broken releases.
+
+    It patches the package's one calibration, ``NoiseSpec.calibrated``, so every
+    estimator and algorithm is weakened the same way while claiming the same
+    budget (a release that is not calibrated -- ``noise_calibration="paper"``
+    -- is not touched). Blocks nest without compounding.
+    """
+    import contextlib
+
+    from skdpol.mechanisms import NoiseSpec
+
+    honest = NoiseSpec.__dict__["calibrated"]
+
+    @contextlib.contextmanager
+    def weaken(factor):
+        def scaled(cls, *args, **kwargs):
+            return honest.__func__(cls, *args, **kwargs).scaled(factor)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(NoiseSpec, "calibrated", classmethod(scaled))
+            yield
+
+    return weaken

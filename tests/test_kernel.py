@@ -192,18 +192,6 @@ def test_y_bound_none_warns():
 
 
 # ----------------------------------------------------------------- audits
-class NoiseCutTenfold(KernelPrivateOnlineRegressor):
-    """Deliberately broken: a tenth of the calibrated noise for the same claim."""
-
-    _noise_factor = 0.1
-
-
-class NoiseCutTwentyfold(KernelPrivateOnlineRegressor):
-    """Deliberately broken: a twentieth of the calibrated noise."""
-
-    _noise_factor = 0.05
-
-
 def _setting(n=8):
     # D holds (x_c, -1) where D' holds the canary (x_c, +1); the other rows sit
     # far away (their features are nearly orthogonal to phi(x_c)) with label 0
@@ -216,7 +204,7 @@ def _setting(n=8):
     ("ftl", "fit"), ("ftl", "partial_fit"), ("korls", "fit"), ("korls", "partial_fit"),
     ("gd", "fit"), ("gd", "partial_fit"),
 ])
-def test_kernel_audit(algorithm, method, audit_runs, mechanism_only):
+def test_kernel_audit(algorithm, method, audit_runs, mechanism_only, weakened_noise):
     # gd's fit on 120 rows takes 3 steps: the audit sees their composition
     X, y, cx, cy = _setting(120 if (algorithm, method) == ("gd", "fit") else 8)
     # korls's fit releases the last iterate, where the last row weighs most
@@ -236,10 +224,12 @@ def test_kernel_audit(algorithm, method, audit_runs, mechanism_only):
     # korls streamed: every run draws its own feature map, whose variance the
     # canary statistic carries; at 1,000 runs a tenfold cut measured lower
     # bounds of only 0.75-0.82 (two seed offsets), a twentyfold one 2.9-3.2
-    broken = NoiseCutTwentyfold if (algorithm, method) == ("korls", "partial_fit") \
-        else NoiseCutTenfold
-    cut = audit_estimator(broken(**params), X, y, cx, cy, method=method,
-                          n_runs=audit_runs, epsilon_claimed=1.0, index=index)
+    # (deliberately broken: a tenth, or there a twentieth, of the calibrated noise)
+    factor = 0.05 if (algorithm, method) == ("korls", "partial_fit") else 0.1
+    with weakened_noise(factor):
+        cut = audit_estimator(KernelPrivateOnlineRegressor(**params), X, y, cx, cy,
+                              method=method, n_runs=audit_runs, epsilon_claimed=1.0,
+                              index=index)
     assert cut.refuted, cut
 
 

@@ -26,12 +26,6 @@ from skdpol.online import make_stream
 EPSILON, DELTA = 2.0, 1e-5
 
 
-class NoiseCutTenfold(PrivateOnlineLogistic):
-    """Deliberately broken: a tenth of the calibrated noise for the same claim."""
-
-    _noise_factor = 0.1
-
-
 def _setting(n=8, index=0, d=2):
     # all rows but the canary's are zero, so only the canary's label moves
     # the gradients; the canary row e1 also reads the model directly
@@ -53,7 +47,7 @@ ESTIMATOR_CASES = {
 
 
 @pytest.mark.parametrize("case", list(ESTIMATOR_CASES))
-def test_estimator_audit(case, audit_runs):
+def test_estimator_audit(case, audit_runs, weakened_noise):
     extra, method = ESTIMATOR_CASES[case]
     X, y, cx, cy = _setting()
     params = dict(epsilon=EPSILON, delta=DELTA, data_norm=1.0, alpha=0.5, batch_size=1,
@@ -64,8 +58,10 @@ def test_estimator_audit(case, audit_runs):
                              method=method, n_runs=audit_runs, fit_params=fit_params)
     assert honest.epsilon_claimed <= EPSILON + 1e-9
     assert not honest.refuted, honest
-    cut = audit_estimator(NoiseCutTenfold(**params), X, y, cx, cy, method=method,
-                          n_runs=audit_runs, epsilon_claimed=EPSILON, fit_params=fit_params)
+    with weakened_noise(0.1):  # deliberately broken: a tenth of the calibrated noise
+        cut = audit_estimator(PrivateOnlineLogistic(**params), X, y, cx, cy, method=method,
+                              n_runs=audit_runs, epsilon_claimed=EPSILON,
+                              fit_params=fit_params)
     assert cut.refuted, cut
 
 
@@ -86,7 +82,7 @@ ALGORITHM_CASES = {
 }
 
 
-def _algorithm_statistics(params, X, y, canary, index, n_runs, seed0, noise_factor):
+def _algorithm_statistics(params, X, y, canary, index, n_runs, seed0):
     """The released model's score at the canary, right after the canary's round."""
     out = np.empty(n_runs)
     for i in range(n_runs):
@@ -95,23 +91,24 @@ def _algorithm_statistics(params, X, y, canary, index, n_runs, seed0, noise_fact
             radius=LogisticLoss().optimum_radius(params["alpha"]), alpha=params["alpha"],
             row_bound=1.0, batch_size=1, horizon=len(X), epsilon=EPSILON, delta=DELTA,
             noise="gaussian", calibration="tight", feedback=params.get("feedback", "full"),
-            rng=np.random.default_rng(seed0 + i), noise_factor=noise_factor)
+            rng=np.random.default_rng(seed0 + i))
         stream.learn(X, y)
         out[i] = float(stream.published[0] @ canary)
     return out
 
 
 @pytest.mark.parametrize("case", list(ALGORITHM_CASES))
-def test_algorithm_audit(case, audit_runs):
+def test_algorithm_audit(case, audit_runs, weakened_noise):
     params, index, d = ALGORITHM_CASES[case]
     X, _, canary, _ = _setting(n=index + 1, index=index, d=d)
     y = np.full(len(X), -1.0)  # encoded labels: the canary flips row index to +1
     y_prime = y.copy()
     y_prime[index] = 1.0
     for factor, should_refute in ((1.0, False), (0.1, True)):
-        a = _algorithm_statistics(params, X, y, canary, index, audit_runs, 0, factor)
-        b = _algorithm_statistics(params, X, y_prime, canary, index, audit_runs,
-                                  audit_runs, factor)
+        with weakened_noise(factor):  # 0.1: a tenth of the calibrated noise
+            a = _algorithm_statistics(params, X, y, canary, index, audit_runs, 0)
+            b = _algorithm_statistics(params, X, y_prime, canary, index, audit_runs,
+                                      audit_runs)
         eps, _ = epsilon_lower_bound(a, b, DELTA)
         if should_refute:
             assert eps > EPSILON, (case, eps)

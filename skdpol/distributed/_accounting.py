@@ -53,8 +53,7 @@ from dp_accounting import (
 from dp_accounting.rdp import RdpAccountant
 from scipy.optimize import brentq
 
-from ..accounting import calibrate_noise_multiplier
-from ..mechanisms import noise_event
+from ..mechanisms import NoiseSpec, noise_event
 
 
 def sgd2_event(multiplier, n_rounds, sampler):
@@ -111,8 +110,8 @@ def _sgd1_epsilon(multiplier, n_rows, delta):
 
 def calibrate_sgd2(epsilon, delta, n_rounds, sampler):
     """Smallest multiplier whose T rounds are (epsilon, delta)-DP."""
-    return calibrate_noise_multiplier(
-        lambda m: sgd2_event(m, n_rounds, sampler), epsilon, delta)
+    return NoiseSpec.calibrated(epsilon, delta, family="gaussian", sampler=sampler,
+                                make_event=lambda m: sgd2_event(m, n_rounds, sampler)).multiplier
 
 
 @functools.lru_cache(maxsize=256)

@@ -10,7 +10,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting import PrivacySpent, calibrate_noise_multiplier, epsilon_spent
+from ..accounting import PrivacySpent, epsilon_spent
+from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event, resolve_mechanism
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
 from ..ledger import PrivacyLedger
@@ -173,16 +174,15 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
             raise ValueError("cost_bound is required for a cost without a bound(n) method.")
         noise = "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
         mechanism = resolve_mechanism(self.mechanism, noise)
-        m = 0.0
-        if not math.isinf(self.epsilon):
-            m = calibrate_noise_multiplier(
-                lambda m: prefix_sum_event(mechanism, noise_multiplier=m, horizon=self.horizon,
-                                           noise=noise, sampler=self.noise_sampler),
-                self.epsilon, 0.0 if noise == "laplace" else self.delta)
+        m = NoiseSpec.calibrated(
+            self.epsilon, self.delta, family=noise, sampler=self.noise_sampler,
+            make_event=lambda m: prefix_sum_event(mechanism, noise_multiplier=m,
+                                                  horizon=self.horizon, noise=noise,
+                                                  sampler=self.noise_sampler)).multiplier
         self._begin_stream(one_release=one_release)
         self._algo = SubmodularPFTAL(
             n_items=n_items, cost=cost, cost_bound=self.cost_bound, alpha=self.alpha,
-            noise_multiplier=m * self._noise_factor, feedback=self.feedback, mu=self.mu,
+            noise_multiplier=m, feedback=self.feedback, mu=self.mu,
             batch_size=self.batch_size, horizon=self.horizon, noise=noise, rng=self._rng,
             sampler=self.noise_sampler, mechanism=mechanism,
             # live full-information rounds bring opaque callables: the range bound
@@ -191,9 +191,6 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         self.n_samples_seen_ = 0
         self._asked = False
         self._publish()
-
-    # scales the calibrated noise; only the audit tests' broken subclasses change it
-    _noise_factor = 1.0
 
     def _publish(self):
         self.x_ = self._algo.x.copy()

@@ -20,22 +20,11 @@ import math
 
 from dp_accounting import NoOpDpEvent
 
-from ..accounting import calibrate_noise_multiplier
-from ..mechanisms import noise_event, perturb
+from ..mechanisms import NoiseSpec
 from ..online._rounds import project_ball
 
 
-def _single_multiplier(epsilon, delta, noise, sampler):
-    """Multiplier of one release that is (epsilon, delta)-DP."""
-    if noise == "laplace":
-        return 1.0 / epsilon
-    return calibrate_noise_multiplier(
-        lambda m: noise_event(m, "gaussian", sampler), epsilon, delta)
-
-
-
-def final_release(base, X, y, *, epsilon, delta, noise, sampler="discrete", rng,
-                  noise_factor=1.0):
+def final_release(base, X, y, *, epsilon, delta, noise, sampler="discrete", rng):
     """fit's release: learn every row, release the final iterate once.
 
     Rows of an incomplete last round are held by ``base`` and not used.
@@ -59,13 +48,10 @@ def final_release(base, X, y, *, epsilon, delta, noise, sampler="discrete", rng,
     >>> W.shape, type(event).__name__, bool(np.linalg.norm(W) <= base.radius)
     ((1, 2), 'ZCDpEvent', True)
     """
-    if noise not in ("gaussian", "laplace"):
-        raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}.")
+    spec = NoiseSpec.calibrated(epsilon, delta, family=noise, sampler=sampler)  # one release
     base.learn(X, y)
     sens = base.sensitivity()
     if sens == 0 or math.isinf(epsilon):
         return base.W.copy(), NoOpDpEvent()
-    m = _single_multiplier(epsilon, delta, noise, sampler) * noise_factor
-    noisy = perturb(base.W, sensitivity=sens, multiplier=m, noise=noise, sampler=sampler,
-                    rng=rng)
-    return project_ball(noisy, base.radius), noise_event(m, noise, sampler)
+    noisy = spec.perturb(base.W, sens, rng)
+    return project_ball(noisy, base.radius), spec.event()

@@ -14,6 +14,7 @@ from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..ledger import PrivacyLedger
 from ..ledger._hook import check_budget, record_release
+from ..mechanisms import family_for
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
 from ..utils import StreamMixin, row_norms_max, run_transaction
@@ -88,9 +89,6 @@ class PrivateLinearMixin(StreamMixin):
         tags.input_tags.sparse = False
         return tags
 
-    # scales the calibrated noise of the gradient family; only the audit tests'
-    # deliberately broken subclasses change it
-    _noise_factor = 1.0
     # the label unit (y_bound for regression, 1 for classification)
     _y_scale = 1.0
 
@@ -105,7 +103,7 @@ class PrivateLinearMixin(StreamMixin):
     @property
     def _noise(self):
         # pure DP needs Laplace noise; epsilon=inf draws no noise at all
-        return "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
+        return family_for(self.epsilon, self.delta)
 
     @property
     def _mechanism(self):
@@ -325,7 +323,7 @@ class PrivateLinearMixin(StreamMixin):
                     row_bound=self._row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise,
                     calibration=self.noise_calibration, feedback=self.feedback,
-                    noise_factor=self._noise_factor, sampler=self.noise_sampler)
+                    sampler=self.noise_sampler)
 
     def _start_gradient_stream(self, loss, n_columns):
         # mechanism: the prefix sums' release of ftal / ftrl (the others have none)
@@ -334,11 +332,19 @@ class PrivateLinearMixin(StreamMixin):
                                  horizon=self._rounds(), rng=self._rng,
                                  mechanism=self._mechanism)
 
-    def _learn_gradient(self, Xa, ya, trace):
-        self._algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
-        models = self._algo.learn(Xa, ya, trace=trace)
+    def _learn_gradient(self, Xa, ya, trace, algo=None):
+        """Feed a stream's algorithm (``self._algo`` by default): every one
+        (RoundBuffer subclasses, POCP, PQFTL) takes ``learn(X, y, trace)`` and
+        returns, with ``trace``, the (n, k, d) models published before each row."""
+        algo = self._algo if algo is None else algo
+        algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
+        models = algo.learn(Xa, ya, trace=trace)
         self._releases += Xa.shape[0] if trace else 1
         return models
+
+    def _record_algorithm(self, n_rows, algo):
+        """Publish a stream algorithm's current model and cost after ``n_rows`` more rows."""
+        self._record_stream(n_rows, algo.published, algo.event(), algo.n_rows_used)
 
     def _fit_gradient(self, loss, Xa, ya, batch_size):
         if self._algorithm_for(stream=False) == "noisy-gd":

@@ -16,10 +16,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting import calibrate_noise_multiplier
 from ..exceptions import PrivacyLeakWarning
 from ..kernel import KERNELS, KernelORLS, RandomFourierFeatures
 from ..kernel._release import final_release
+from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ..online import (
     NoisyGradientDescent,
@@ -287,9 +287,9 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         return n_rows
 
     def _multiplier(self, make_event):
-        if math.isinf(self.epsilon):
-            return 0.0
-        return calibrate_noise_multiplier(make_event, self.epsilon, self.delta)
+        return NoiseSpec.calibrated(self.epsilon, self.delta, family=self._noise,
+                                    sampler=self.noise_sampler,
+                                    make_event=make_event).multiplier
 
     def _korls(self, rounds, batch_size):
         return KernelORLS(n_components=self.random_features_.n_features_out,
@@ -303,7 +303,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         return NoisyGradientDescent(
             n_features=self.random_features_.n_features_out, row_bound=1.0,
             residual_bound=self.residual_bound, alpha=self.alpha, batch_size=batch_size,
-            horizon=rounds, max_iter=self.max_iter, noise_multiplier=m * self._noise_factor,
+            horizon=rounds, max_iter=self.max_iter, noise_multiplier=m,
             noise=self._noise, rng=self._rng, sampler=self.noise_sampler)
 
     def _algorithm_for(self, stream):
@@ -325,15 +325,14 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         if self.algorithm_ == "korls":
             self._algo = OutputPerturbation(
                 self._korls(rounds, self.batch_size_), epsilon=self.epsilon, delta=self.delta,
-                noise=self._noise, rng=self._rng, noise_factor=self._noise_factor,
-                sampler=self.noise_sampler)
+                noise=self._noise, rng=self._rng, sampler=self.noise_sampler)
             return
         m = self._multiplier(lambda m: prefix_sum_event(
             self._mechanism, noise_multiplier=m, horizon=rounds, noise=self._noise,
             sampler=self.noise_sampler))
         self._algo = PrivateQuadraticFTL(
             n_features=self.random_features_.n_features_out, alpha=self.alpha, row_bound=1.0,
-            label_bound=1.0, noise_multiplier=m * self._noise_factor,
+            label_bound=1.0, noise_multiplier=m,
             horizon=rounds, batch_size=self.batch_size_, noise=self._noise, rng=self._rng,
             sampler=self.noise_sampler, mechanism=self._mechanism)
 
@@ -366,11 +365,8 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self._algo.learn(F, yc)
         self._releases += 1
         self.n_iter_ = self._algo.n_steps if self.algorithm_ == "gd" else 1
-        if self.algorithm_ in ("korls", "gd"):
-            W, event = self._algo.published, self._algo.event()
-        else:
-            W, event = self._algo.release(), self._algo.event(self._algo.n_rounds)
-        self._record_stream(X.shape[0], W, event, self._algo.n_rows_used)
+        # PQFTL, POCP over KORLS and noisy GD present the same learn / published / event
+        self._record_algorithm(X.shape[0], self._algo)
 
     def _fit(self, X, y):
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
@@ -387,13 +383,12 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         elif algorithm == "korls":
             w, event = final_release(
                 self._korls(None, 1), F, yc, epsilon=self.epsilon, delta=self.delta,
-                noise=self._noise, sampler=self.noise_sampler, rng=self._rng,
-                noise_factor=self._noise_factor)
+                noise=self._noise, sampler=self.noise_sampler, rng=self._rng)
         else:
             m = self._multiplier(lambda m: one_shot_event(m, self._noise, self.noise_sampler))
             w, event = one_shot_ridge(
                 F, yc, alpha=self.alpha, row_bound=1.0, label_bound=1.0,
-                noise_multiplier=m * self._noise_factor, noise=self._noise, rng=self._rng,
+                noise_multiplier=m, noise=self._noise, rng=self._rng,
                 sampler=self.noise_sampler)
         self._record_one_release(X.shape[0], w, event)
 

@@ -334,8 +334,7 @@ default="auto"
             self.algorithm_ = self._algorithm_for(stream=True)
             self._start_gradient_stream(self._loss(), Xa.shape[1])
         models = self._learn_gradient(Xa, encoded, trace)
-        self._record_stream(X.shape[0], self._algo.published, self._algo.event(),
-                            self._algo.n_rows_used)
+        self._record_algorithm(X.shape[0], self._algo)
         return models, X
 
     def _publish(self, W):

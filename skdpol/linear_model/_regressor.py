@@ -9,11 +9,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting import (
-    calibrate_noise_multiplier,
-    paper_tree_sigma,
-)
+from ..accounting import paper_tree_sigma
 from ..exceptions import PrivacyLeakWarning
+from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one_shot_ridge
 from ..utils import clip_labels
@@ -259,9 +257,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
     def _noise_multiplier(self, make_event):
         """Multiplier that makes ``make_event(m)`` cost (epsilon, delta)."""
-        if math.isinf(self.epsilon):
-            return 0.0
-        return calibrate_noise_multiplier(make_event, self.epsilon, self.delta)
+        return NoiseSpec.calibrated(self.epsilon, self.delta, family=self._noise,
+                                    sampler=self.noise_sampler,
+                                    make_event=make_event).multiplier
 
     def _scales(self, n_rounds):
         """(V_scale, u_scale, noise_multiplier) for the chosen calibration."""
@@ -307,17 +305,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             self._resolve_bounds(X, y)
             self._start_stream()
         U, yu = self._unit_rows(X, intercept=False), self._unit_labels(y)
-        self._ftl.check_room(X.shape[0])  # all checks done: from here on, mutate
-        if progressive:
-            coefs = self._ftl.progressive_coefs(U, yu)
-            self._releases += X.shape[0]
-        else:
-            coefs = None
-            self._ftl.learn(U, yu)
-            self._releases += 1
-        self._record_stream(X.shape[0], self._ftl.release(),
-                            self._ftl.event(self._ftl.n_rounds), self._ftl.n_rows_used)
-        return coefs, X
+        models = self._learn_gradient(U, yu, progressive, algo=self._ftl)
+        self._record_algorithm(X.shape[0], self._ftl)
+        return (None if models is None else models[:, 0, :]), X
 
     def _learn_other(self, X, y, progressive):
         """The gradient family (igd, giga, ftal, mi-ogd) with the squared loss."""
@@ -331,8 +321,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         if first_call:
             self._start_gradient_stream(self._loss(self.algorithm_), Xa.shape[1])
         models = self._learn_gradient(Xa, self._unit_labels(y), progressive)
-        self._record_stream(X.shape[0], self._algo.published, self._algo.event(),
-                            self._algo.n_rows_used)
+        self._record_algorithm(X.shape[0], self._algo)
         coefs = None if models is None else models[:, 0, :]
         return coefs, X
 

@@ -5,6 +5,7 @@ from ._discrete import SAMPLERS
 from ._gaussian import GaussianMechanism
 from ._laplace import L2LaplaceMechanism, LaplaceMechanism
 from ._noise import noise_event, perturb, sample_l2_laplace
+from ._spec import NoiseSpec, family_for
 from ._packing import pack_symmetric, packed_dim, unpack_symmetric
 from ._tree import PrivatePrefixSum, tree_event
 
@@ -14,8 +15,10 @@ __all__ = [
     "GaussianMechanism",
     "L2LaplaceMechanism",
     "LaplaceMechanism",
+    "NoiseSpec",
     "PrivatePrefixSum",
     "SAMPLERS",
+    "family_for",
     "noise_event",
     "pack_symmetric",
     "packed_dim",

@@ -1,9 +1,6 @@
 """Build a private streaming algorithm from the estimators' parameters."""
 
-import math
-
-from ..accounting import calibrate_noise_multiplier
-from ..mechanisms import noise_event
+from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ._ftal import PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
@@ -15,7 +12,7 @@ GRADIENT_ALGORITHMS = ("ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd")
 
 
 def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilon, delta,
-              noise, rng, noise_factor, sampler):
+              noise, rng, sampler):
     """Rounds of noisy GD (:mod:`._noisy_gd`): each round is K Gaussian steps over
     its own rows, so a stream costs one round (parallel composition)."""
     if noise == "laplace" or delta == 0:
@@ -24,10 +21,9 @@ def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilo
             "only under Gaussian noise (pure-DP steps would add up linearly)."
         )
     n_steps, lr = gradient_schedule(batch_size, epsilon, delta, loss, row_bound)
-    m = 0.0
-    if not math.isinf(epsilon):
-        m = calibrate_noise_multiplier(
-            lambda m: round_event(m, n_steps, noise, sampler), epsilon, delta) * noise_factor
+    m = NoiseSpec.calibrated(
+        epsilon, delta, family=noise, sampler=sampler,
+        make_event=lambda m: round_event(m, n_steps, noise, sampler)).multiplier
     return NoisyGradientDescent(
         loss=loss, n_features=n_features, row_bound=row_bound, alpha=alpha,
         batch_size=batch_size, horizon=horizon, max_iter=n_steps, n_steps=n_steps,
@@ -42,54 +38,46 @@ def _base(algorithm, common, rng):
 
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
-                horizon, epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0,
+                horizon, epsilon, delta, noise, calibration, feedback, rng,
                 sampler="discrete", mechanism="tree"):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
-    ``noise_factor`` scales the calibrated noise; only the audit tests set it
-    (below 1, to check that an under-noised release is caught). ``sampler``
+    Every multiplier comes from :meth:`NoiseSpec.calibrated`. ``sampler``
     picks the float or the hardened discrete noise path; ``mechanism`` the
     prefix sums' release of ftal / ftrl ("tree" or "blt").
     """
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=horizon)
-    private = not math.isinf(epsilon)
     if algorithm == "noisy-gd":
         del calibration, feedback  # one calibration; full gradients
         common.pop("radius")  # unconstrained: its gradients are bounded everywhere
         return _noisy_gd(**common, epsilon=epsilon, delta=delta, noise=noise, rng=rng,
-                         noise_factor=noise_factor, sampler=sampler)
+                         sampler=sampler)
     if algorithm in ("igd", "giga"):
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
                                   delta=delta, noise=noise, calibration=calibration, rng=rng,
-                                  noise_factor=noise_factor, sampler=sampler)
+                                  sampler=sampler)
     if algorithm in ("ftal", "ftrl"):
         if calibration == "paper":
             # seed 001's TBAP: pure-DP L2-Laplace nodes, epsilon split over the levels
             noise = "laplace"
-        m = 0.0
-        if private:
-            m = calibrate_noise_multiplier(
-                lambda m: prefix_sum_event(mechanism, noise_multiplier=m, horizon=horizon,
-                                           noise=noise, sampler=sampler),
-                epsilon, 0.0 if noise == "laplace" else delta) * noise_factor
+        m = NoiseSpec.calibrated(
+            epsilon, delta, family=noise, sampler=sampler,
+            make_event=lambda m: prefix_sum_event(mechanism, noise_multiplier=m,
+                                                  horizon=horizon, noise=noise,
+                                                  sampler=sampler)).multiplier
         return PrivateFTAL(**common, noise_multiplier=m, noise=noise, rng=rng,
                            centre="published" if algorithm == "ftrl" else "origin",
                            sampler=sampler, mechanism=mechanism)
     if algorithm == "mi-ogd":
-        m = 0.0
-        if private:
-            m = (1.0 / epsilon if noise == "laplace" else calibrate_noise_multiplier(
-                lambda m: noise_event(m, noise, sampler), epsilon, delta))
-            m *= noise_factor
+        m = NoiseSpec.calibrated(epsilon, delta, family=noise, sampler=sampler).multiplier
         return MutualInformationOGD(**common, feedback=feedback, noise_multiplier=m,
                                     noise=noise, rng=rng, sampler=sampler)
     raise ValueError(f"unknown algorithm {algorithm!r}.")
 
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
-             epsilon, delta, noise, calibration, feedback, rng, noise_factor=1.0,
-             sampler="discrete"):
+             epsilon, delta, noise, calibration, feedback, rng, sampler="discrete"):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd.
 
@@ -104,11 +92,10 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     if algorithm in ("mi-ogd", "noisy-gd"):
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng,
-                             noise_factor=noise_factor, sampler=sampler)
+                             sampler=sampler)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
     base = _base("giga" if algorithm == "giga" else "igd", common, rng)
     W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
-                               rng=rng, calibration=calibration, noise_factor=noise_factor,
-                               sampler=sampler)
+                               rng=rng, calibration=calibration, sampler=sampler)
     return W, event, None

@@ -251,8 +251,16 @@ class PrivateQuadraticFTL:
     def check_room(self, n_rows):
         self._tree.check_room((self._n_pending + n_rows) // self.batch_size)
 
-    def learn(self, X, y):
-        """Add clipped rows ``X`` with clipped labels ``y``."""
+    def learn(self, X, y, trace=False):
+        """Add clipped rows ``X`` with clipped labels ``y``.
+
+        The same call as the gradient family's (:meth:`RoundBuffer.learn`):
+        with ``trace``, returns the model published just before each row,
+        shape (n, 1, d) (:meth:`progressive_coefs`, ``batch_size=1`` only);
+        otherwise None.
+        """
+        if trace:
+            return self.progressive_coefs(X, y)[:, None, :]
         self.check_room(X.shape[0])
         b = self.batch_size
         n_complete = (self._n_pending + X.shape[0]) // b
@@ -311,6 +319,11 @@ class PrivateQuadraticFTL:
         coef = ridge_from_sums(V, u, n_rows, self.alpha, floor)
         return shrink_ridge(coef, u, (np.asarray(noise_std) * self.u_scale) ** 2)
 
+    @property
+    def published(self):
+        """The current public model, :meth:`release` (the gradient family's name)."""
+        return self.release()
+
     def release(self):
         """The model published after the rounds completed so far."""
         if self.n_rounds == 0:
@@ -337,7 +350,9 @@ class PrivateQuadraticFTL:
         return out
 
     def event(self, n_rounds=None):
-        return self._tree.event(n_rounds)
+        """Cost of every release after the first ``n_rounds`` rounds (default:
+        the rounds completed so far, as the gradient family's ``event()``)."""
+        return self._tree.event(self.n_rounds if n_rounds is None else n_rounds)
 
 
 def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,

@@ -40,7 +40,7 @@ import math
 import numpy as np
 from dp_accounting import NoOpDpEvent
 
-from ..mechanisms import noise_event, perturb, sample_l2_laplace
+from ..mechanisms import NoiseSpec, sample_l2_laplace
 from ._rounds import RoundBuffer, project_ball
 
 
@@ -76,9 +76,7 @@ class MutualInformationOGD(RoundBuffer):
         self.alpha = float(alpha)
         self.row_bound = float(row_bound)
         self.feedback = feedback
-        self.noise_multiplier = float(noise_multiplier)
-        self.noise = noise
-        self.sampler = sampler
+        self._spec = NoiseSpec(noise, sampler, float(noise_multiplier))
         self._rng = rng
         self.lipschitz = loss.lipschitz(row_bound, radius)
         self.dim = self.n_outputs * self.n_features
@@ -124,10 +122,10 @@ class MutualInformationOGD(RoundBuffer):
             scales = m * self.dim * self.loss_bound / r
             g2 = (self.dim * self.loss_bound / r[-1]) ** 2 * (1.0 + self.dim * m**2)
             eta = self.radius / math.sqrt(g2 * rows[-1])
-        if m > 0 and self.sampler == "discrete":
+        if m > 0 and self._spec.discrete:
             sens = float(np.max(scales)) / m
-            z = perturb(z, sensitivity=sens, multiplier=math.sqrt(float(np.sum(scales**2))) / sens,
-                        noise=self.noise, sampler="discrete", rng=self._rng)
+            z = self._spec.with_multiplier(math.sqrt(float(np.sum(scales**2))) / sens).perturb(
+                z, sens, self._rng)
         elif m > 0:
             z = z + self._noise_sum(scales)
         self._theta -= z + b * self.alpha * self.W
@@ -135,17 +133,30 @@ class MutualInformationOGD(RoundBuffer):
 
     def _noise_sum(self, scales):
         shape = (self.n_outputs, self.n_features)
-        if self.noise == "gaussian":  # a sum of independent Gaussians is Gaussian
+        if self._spec.gaussian:  # a sum of independent Gaussians is Gaussian
             std = math.sqrt(float(np.sum(scales**2)))
             return self._rng.normal(0.0, std, size=shape)
         draws = sample_l2_laplace(self._rng, self.dim, 1.0, size=scales.size)
         return (scales @ draws).reshape(shape)
 
+    # the noise is one NoiseSpec (family, sampler, multiplier); these name its parts
+    @property
+    def noise_multiplier(self):
+        return self._spec.multiplier
+
+    @property
+    def noise(self):
+        return self._spec.family
+
+    @property
+    def sampler(self):
+        return self._spec.sampler
+
     def event(self):
         """One mechanism per row, each row in one: the cost of one."""
         if self.noise_multiplier == 0 or self.n_rounds == 0:
             return NoOpDpEvent()
-        return noise_event(self.noise_multiplier, self.noise, self.sampler)
+        return self._spec.event()
 
     def mutual_information_bound(self):
         """Seed 000's per-round bound C (nats), the largest over the rounds.
@@ -157,7 +168,7 @@ class MutualInformationOGD(RoundBuffer):
         m, D = self.noise_multiplier, self.dim
         if m == 0:
             return math.inf
-        if self.noise != "gaussian" or self.sampler != "float":  # Gaussian channel only
+        if not self._spec.gaussian or self._spec.discrete:  # Gaussian channel only
             return math.nan
         if self.feedback == "full":
             return 0.5 * D * math.log1p(1.0 / (4.0 * D * m**2))

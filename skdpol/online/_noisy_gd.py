@@ -54,7 +54,7 @@ import numpy as np
 from dp_accounting import NoOpDpEvent, SelfComposedDpEvent
 
 from ..accounting import gaussian_mu_for_budget
-from ..mechanisms import noise_event, perturb
+from ..mechanisms import NoiseSpec, noise_event
 from ..mechanisms._noise import DiscreteNoisePool
 from ..losses._linear import HuberLoss
 from ._rounds import RoundBuffer
@@ -183,9 +183,7 @@ class NoisyGradientDescent(RoundBuffer):
         self.alpha = float(alpha)
         self.n_steps = (steps_per_round(self.batch_size, max_iter) if n_steps is None
                         else int(min(max_iter, max(1, n_steps))))
-        self.noise_multiplier = float(noise_multiplier)
-        self.noise = noise
-        self.sampler = sampler
+        self._spec = NoiseSpec(noise, sampler, float(noise_multiplier))
         self.momentum = float(momentum)
         self.lr = (LR_SCALE / (self.loss.smoothness(self.row_bound) + self.alpha)
                    if learning_rate is None else float(learning_rate))
@@ -210,6 +208,19 @@ class NoisyGradientDescent(RoundBuffer):
     def _publish(self):
         pass  # the iterate after a round *is* the release: every step was noised
 
+    # the noise is one NoiseSpec (family, sampler, multiplier); these name its parts
+    @property
+    def noise_multiplier(self):
+        return self._spec.multiplier
+
+    @property
+    def noise(self):
+        return self._spec.family
+
+    @property
+    def sampler(self):
+        return self._spec.sampler
+
     def event(self):
         """Cost of everything released so far: one round (rounds are disjoint)."""
         if self.n_rounds == 0:
@@ -227,7 +238,7 @@ class NoisyGradientDescent(RoundBuffer):
         b, mu = X.shape[0], self.momentum
         W, V = self.W.copy(), np.zeros_like(self.W)
         pool = None
-        if self.sampler == "discrete" and self.noise_multiplier > 0:
+        if self._spec.discrete and not self._spec.noiseless:
             # the K steps' noise does not depend on the iterates: one exact draw
             pool = DiscreteNoisePool(count=self.n_steps, dim=W.size,
                                      sensitivity=self.sensitivity,
@@ -235,9 +246,8 @@ class NoisyGradientDescent(RoundBuffer):
                                      rng=self._rng)
         for _ in range(self.n_steps):
             ahead = W + mu * V
-            total = perturb(self._gradient_sum(ahead, X, y), sensitivity=self.sensitivity,
-                            multiplier=self.noise_multiplier, noise=self.noise,
-                            sampler=self.sampler, rng=self._rng, pool=pool)
+            total = self._spec.perturb(self._gradient_sum(ahead, X, y), self.sensitivity,
+                                       self._rng, pool=pool)
             V = mu * V - self.lr * (total / b + self.alpha * ahead)
             W = W + V
         self.W = W

@@ -42,8 +42,8 @@ import math
 import numpy as np
 from dp_accounting import GaussianDpEvent, NoOpDpEvent, ZCDpEvent
 
-from ..accounting import calibrate_noise_multiplier, pure_dp_event
-from ..mechanisms import noise_event, perturb
+from ..accounting import pure_dp_event
+from ..mechanisms import NoiseSpec
 from ._rounds import project_ball
 
 # an upper bound on sum_{n >= 2} 1 / (n ln^2 n): the first 10^7 terms plus
@@ -85,10 +85,8 @@ class OutputPerturbation:
     """
 
     def __init__(self, base, *, epsilon, delta, noise, calibration="tight", rng,
-                 noise_factor=1.0, sampler="discrete"):
+                 sampler="discrete"):
         self.base = base
-        self.noise = noise
-        self.sampler = sampler
         self._rng = rng
         self._mu2 = 0.0  # sum of 1 / m_t^2 (Gaussian releases)
         self._eps = 0.0  # sum of 1 / m_t (Laplace releases)
@@ -97,17 +95,20 @@ class OutputPerturbation:
         # rounds that read no row (GIGA's warm-up) release data-free points
         T = None if base.horizon is None else max(base.horizon - base.free_rounds, 1)
         self._count = T
-        if math.isinf(epsilon):
-            self._m = 0.0
-        elif calibration == "paper":
-            self._m = paper_multiplier(epsilon, delta, T)
-        elif noise == "laplace":
-            self._m = (1.0 if T is None else T) / epsilon
-        else:
-            count = 1 if T is None else T
-            self._m = calibrate_noise_multiplier(
-                lambda m: noise_event(m / math.sqrt(count), noise, sampler), epsilon, delta)
-        self._m *= noise_factor  # < 1 only in the audit tests' deliberately broken copies
+        if calibration == "paper" and not math.isinf(epsilon):
+            self._spec = NoiseSpec(noise, sampler, paper_multiplier(epsilon, delta, T))
+        else:  # T releases (an unbounded stream: the weights make them cost one)
+            self._spec = NoiseSpec.calibrated(epsilon, delta, family=noise, sampler=sampler,
+                                              releases=1 if T is None else T)
+        self._m = self._spec.multiplier
+
+    @property
+    def noise(self):
+        return self._spec.family
+
+    @property
+    def sampler(self):
+        return self._spec.sampler
 
     @property
     def n_rounds(self):
@@ -129,17 +130,16 @@ class OutputPerturbation:
         if self._count is not None:
             return self._m
         w = _weight(t)
-        return self._m * (math.sqrt(w) if self.noise == "gaussian" else w)
+        return self._m * (math.sqrt(w) if self._spec.gaussian else w)
 
     def _release(self):
         sens = self.base.sensitivity()
         W = self.base.W
         if sens > 0 and self._m > 0:
             m = self.multiplier(self.base.n_rounds)
-            W = project_ball(perturb(W, sensitivity=sens, multiplier=m, noise=self.noise,
-                                     sampler=self.sampler, rng=self._rng),
+            W = project_ball(self._spec.with_multiplier(m).perturb(W, sens, self._rng),
                              self.base.radius)
-            if self.noise == "gaussian":
+            if self._spec.gaussian:
                 self._mu2 += 1.0 / m**2
             else:
                 self._eps += 1.0 / m
@@ -162,11 +162,11 @@ class OutputPerturbation:
 
     def event(self):
         """DpEvent of every release so far."""
-        if self.noise == "gaussian" and self._mu2 > 0:
-            if self.sampler == "discrete":
+        if self._spec.gaussian and self._mu2 > 0:
+            if self._spec.discrete:
                 return ZCDpEvent(rho=0.5 * self._mu2)
             return GaussianDpEvent(1.0 / math.sqrt(self._mu2))
-        if self.noise == "laplace" and self._eps > 0:
+        if not self._spec.gaussian and self._eps > 0:
             return pure_dp_event(self._eps)
         return NoOpDpEvent()
 
@@ -177,7 +177,7 @@ def paper_offline_multiplier(epsilon, delta):
 
 
 def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tight",
-                    noise_factor=1.0, sampler="discrete"):
+                    sampler="discrete"):
     """POL: one pass of ``base``, then one noisy release of the averaged iterate.
 
     The tight calibration averages the last half of the iterates (suffix
@@ -207,12 +207,8 @@ def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tigh
     if math.isinf(epsilon):
         return mean, NoOpDpEvent()
     if calibration == "paper":
-        m = paper_offline_multiplier(epsilon, delta)
-    elif noise == "laplace":
-        m = 1.0 / epsilon
+        spec = NoiseSpec(noise, sampler, paper_offline_multiplier(epsilon, delta))
     else:
-        m = calibrate_noise_multiplier(
-            lambda m: noise_event(m, noise, sampler), epsilon, delta)
-    m *= noise_factor
-    noisy = perturb(mean, sensitivity=sens, multiplier=m, noise=noise, sampler=sampler, rng=rng)
-    return project_ball(noisy, base.radius), noise_event(m, noise, sampler)
+        spec = NoiseSpec.calibrated(epsilon, delta, family=noise, sampler=sampler)
+    noisy = spec.perturb(mean, sens, rng)
+    return project_ball(noisy, base.radius), spec.event()

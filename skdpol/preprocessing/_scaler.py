@@ -32,12 +32,12 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, 
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting import PrivacySpent, calibrate_noise_multiplier, epsilon_spent
+from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import PrivacyLeakWarning
 from ..ledger import PrivacyLedger
 from ..ledger._hook import check_budget, record_release
 from ..utils import run_transaction
-from ..mechanisms import noise_event, perturb
+from ..mechanisms import NoiseSpec, family_for, noise_event
 from ..utils._stream import StreamMixin, is_seeded
 from ..utils._warnings import user_stacklevel
 
@@ -167,14 +167,13 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
 
     @property
     def _noise(self):
-        return "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
+        return family_for(self.epsilon, self.delta)
 
-    def _multiplier(self):
-        if math.isinf(self.epsilon):
-            return 0.0
-        return calibrate_noise_multiplier(
-            lambda m: noise_event(m, self._noise, self.noise_sampler), self.epsilon,
-            0.0 if self._noise == "laplace" else self.delta)
+    def _noise_spec(self):
+        """The noise of fit's one release (of all the column sums at once)."""
+        return NoiseSpec.calibrated(
+            self.epsilon, self.delta, family=self._noise, sampler=self.noise_sampler,
+            make_event=lambda m: noise_event(m, self._noise, self.noise_sampler))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -211,11 +210,10 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         centre, half = (lo + hi) / 2, (hi - lo) / 2
         Z = (np.clip(X, lo, hi) - centre) / half
         sums = np.concatenate([Z.sum(axis=0), np.einsum("ij,ij->j", Z, Z)])
-        m = self._multiplier()
+        spec = self._noise_spec()
         # sensitivity 2 sqrt(d) of the 2d sums (module docstring)
-        noisy = perturb(sums, sensitivity=2.0 * math.sqrt(d), multiplier=m, noise=self._noise,
-                        sampler=self.noise_sampler, rng=self._rng)
-        event = noise_event(m, self._noise, self.noise_sampler)
+        noisy = spec.perturb(sums, 2.0 * math.sqrt(d), self._rng)
+        event = spec.event()
         mean_z = np.clip(noisy[:d] / n, -1.0, 1.0)
         var_z = np.maximum(np.clip(noisy[d:] / n, 0.0, 1.0) - mean_z**2, 0.0)
         self.bounds_ = (lo, hi)

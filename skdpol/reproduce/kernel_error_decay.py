@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 from dp_accounting import GaussianDpEvent
 
-from ..accounting import calibrate_noise_multiplier
 from ..kernel import KernelORLS, RandomFourierFeatures
+from ..mechanisms import NoiseSpec
 from ._report import markdown_table, output_folder, provenance, pyplot
 
 __all__ = ["kernel_error_decay", "run"]
@@ -94,7 +94,8 @@ def kernel_error_decay(thetas=THETAS, epsilons=EPSILONS, seeds=(0, 1, 2, 3), max
     True
     """
     checkpoints = 2 ** np.arange(min(8, max_log2 - 3), max_log2 + 1)
-    multipliers = {eps: calibrate_noise_multiplier(GaussianDpEvent, eps, DELTA)
+    multipliers = {eps: NoiseSpec.calibrated(eps, DELTA, family="gaussian", sampler="float",
+                                             make_event=GaussianDpEvent).multiplier
                    for eps in epsilons}
     rff, w_star = _problem()
     errors = {}

@@ -214,13 +214,13 @@ def _tight_node_std_V(epsilon, delta, n_samples, data_norm, y_bound):
     Uses the estimator's own defaults (one joint tree, ``default_scales``);
     used only to explain the figure.
     """
-    from ..accounting import calibrate_noise_multiplier
-    from ..mechanisms import tree_event
+    from ..mechanisms import NoiseSpec, tree_event
     from ..online import default_scales, joint_sensitivity
 
     s_V, s_u = default_scales(data_norm, y_bound)
-    m = calibrate_noise_multiplier(
-        lambda m: tree_event(noise_multiplier=m, horizon=n_samples), epsilon, delta)
+    m = NoiseSpec.calibrated(
+        epsilon, delta, family="gaussian", sampler="float",
+        make_event=lambda m: tree_event(noise_multiplier=m, horizon=n_samples)).multiplier
     return m * joint_sensitivity(data_norm, y_bound, s_V, s_u) * s_V
 
 
