@@ -104,7 +104,7 @@ from ..ledger._compose import _rdp_epsilon, compose
 from ..exceptions import PrivacyLeakWarning
 from ..ledger._hook import _placeholder_args, _Planned, record_release
 from ..linear_model._base import warn_delta
-from ..mechanisms import noise_event, perturb
+from ..mechanisms import NoiseSpec
 from ..utils import run_transaction
 from ..utils._stream import is_seeded
 from ..utils._warnings import user_stacklevel
@@ -598,7 +598,9 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         # the curator's draws: K and the candidates (never published)
         n_runs = draw_runs(secret, self.mean_runs, self.shape)
         picks = secret.integers(len(candidates), size=n_runs)
-        multiplier = math.sqrt(0.5 / rho) if private else 0.0
+        # the score's noise: a discrete Gaussian of exactly rho_run (its
+        # event, ZCDpEvent(0.5 / m^2), accounts for the grid's inflation)
+        score_noise = NoiseSpec("gaussian", "discrete", math.sqrt(0.5 / rho) if private else 0.0)
         calibrated = {}
         best = None
         for j, pick in enumerate(picks):
@@ -620,9 +622,8 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
                 else:
                     run_final.fit(Xt, y_train)
                 value = self._validation_score(run, scoring, run_final, X_val, y_val)
-            noisy = float(perturb(np.array([value]), sensitivity=1.0 / n_val,
-                                  multiplier=multiplier, noise="gaussian",
-                                  sampler="discrete", rng=secret)[0])
+            noisy = float(score_noise.perturb(np.array([value]), sensitivity=1.0 / n_val,
+                                              rng=secret)[0])
             if best is None or noisy > best[0]:
                 best = (noisy, candidates[pick], run, run_final)
 
