@@ -77,6 +77,15 @@ def write_report(text, args, name):
     print(text)
 
 
+def docstring_page(title, doc, table, n_seeds, script):
+    """A one-table report: the title, the script's docstring without its first
+    line and its command block, the table, the seeds, command and machine."""
+    return "\n".join([
+        f"# {title}", "", doc.split("\n\n", 1)[1].rsplit("\n\n", 1)[0], "", table, "",
+        f"- {n_seeds} seed(s); command: `{command_line(script)}`", *machine_lines(), "",
+    ])
+
+
 def report_parser(doc):
     """The ``--quick`` / ``--out`` parser of :func:`parse_report_args`, returned
     unparsed so a script can add its own options."""

@@ -29,7 +29,7 @@ import os
 import tempfile
 import warnings
 
-from _common import command_line, machine_lines, md_table, parse_report_args, write_report
+from _common import docstring_page, md_table, parse_report_args, write_report
 
 import numpy as np  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
@@ -97,18 +97,10 @@ def main():
             total = f"{np.max(totals):.3f} (ledger)" if totals else "1"
             rows.append((config[0], f"{config[3]:.2f}", f"{med:.3f} [{q1:.3f}, {q3:.3f}]", total))
             print(rows[-1], flush=True)
-    text = "\n".join([
-        "# Private standardisation on wine quality",
-        "",
-        __doc__.split("\n\n", 1)[1].rsplit("\n\n", 1)[0],
-        "",
+    text = docstring_page(
+        "Private standardisation on wine quality", __doc__,
         md_table(["preprocessing and budget split", "model data_norm", "test R^2",
-                  "total epsilon at delta 1e-5"], rows),
-        "",
-        f"- {len(seeds)} seeds; command: `{command_line('bench_scaler.py')}`",
-        *machine_lines(),
-        "",
-    ])
+                  "total epsilon at delta 1e-5"], rows), len(seeds), "bench_scaler.py")
     write_report(text, args, "scaler.md")
 
 
