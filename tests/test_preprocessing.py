@@ -15,7 +15,7 @@ from skdpol import PrivacyLeakWarning, PrivacyLedger
 from skdpol.accounting._spent import _RDP_ORDERS
 from skdpol.audit import epsilon_lower_bound
 from skdpol.preprocessing import PrivateStandardScaler, PublicRangeScaler, row_norm_bound
-from skdpol.preprocessing import _scaler
+from skdpol.mechanisms import NoiseSpec
 
 DELTA = 1e-5
 
@@ -27,20 +27,21 @@ def _rows(n=2000, d=3, seed=0):
 @pytest.mark.parametrize("delta, sampler", [(DELTA, "discrete"), (DELTA, "float"), (0.0, "float")])
 def test_calibration_is_pinned_against_dp_accounting(delta, sampler, monkeypatch):
     seen = {}
-    real = _scaler.perturb
+    real = NoiseSpec.perturb
 
-    def spy(value, **kw):
-        seen.update(kw)
-        return real(value, **kw)
+    def spy(spec, value, sensitivity, rng, pool=None):
+        seen.update(spec=spec, sensitivity=sensitivity)
+        return real(spec, value, sensitivity, rng, pool)
 
-    monkeypatch.setattr(_scaler, "perturb", spy)
+    monkeypatch.setattr(NoiseSpec, "perturb", spy)
     d = 3
     scaler = PrivateStandardScaler(epsilon=0.7, bounds=(-1.0, 3.0), delta=delta,
                                    noise_sampler=sampler, random_state=0).fit(_rows(d=d))
-    m = seen["multiplier"]
+    m = seen["spec"].multiplier
+    assert seen["spec"].sampler == sampler
     assert seen["sensitivity"] == pytest.approx(2 * math.sqrt(d))
     if delta == 0:  # L2-Laplace: epsilon = 1 / m
-        assert seen["noise"] == "laplace" and 1 / m == pytest.approx(0.7, rel=1e-6)
+        assert seen["spec"].family == "laplace" and 1 / m == pytest.approx(0.7, rel=1e-6)
     elif sampler == "float":  # a Gaussian of multiplier m, by dp-accounting
         import dp_accounting
         assert dp_accounting.get_epsilon_gaussian(m, delta) == pytest.approx(0.7, rel=1e-6)
@@ -76,15 +77,13 @@ def _release(cut, n_runs, seed):
     return out
 
 
-def test_audit_holds_at_the_claim_and_catches_a_noise_cut(monkeypatch):
+def test_audit_holds_at_the_claim_and_catches_a_noise_cut(weakened_noise):
     n = 1200
     d, d_prime = _release(1.0, n, 0)
     eps, _ = epsilon_lower_bound(d, d_prime, DELTA, confidence=0.99)
     assert eps <= 1.0
-    real = _scaler.calibrate_noise_multiplier
-    monkeypatch.setattr(_scaler, "calibrate_noise_multiplier",
-                        lambda *a, **k: real(*a, **k) / 10.0)  # a tenfold noise cut
-    d, d_prime = _release(10.0, n, 1)
+    with weakened_noise(0.1):  # a tenfold noise cut, the same claim
+        d, d_prime = _release(10.0, n, 1)
     eps_cut, _ = epsilon_lower_bound(d, d_prime, DELTA)
     assert eps_cut > 1.5
 
