@@ -9,7 +9,7 @@ mi-ogd, noisy-gd; :func:`skdpol.online.make_stream` and
 
 import numpy as np
 
-from ..mechanisms import family_for
+from ..mechanisms import NoiseSpec, family_for
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
 
@@ -22,6 +22,12 @@ class AlgorithmBuilderMixin:
     def _noise(self):
         # pure DP needs Laplace noise; epsilon=inf draws no noise at all
         return family_for(self.epsilon, self.delta)
+
+    @property
+    def _noise_spec(self):
+        """The noise's family and sampler (multiplier 0: each algorithm's
+        calibration sets its own with :meth:`NoiseSpec.with_multiplier`)."""
+        return NoiseSpec(self._noise, self.noise_sampler)
 
     @property
     def _mechanism(self):
@@ -78,9 +84,8 @@ class AlgorithmBuilderMixin:
         radius = loss.optimum_radius(alpha) if alpha > 0 else float("inf")
         return dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
                     row_bound=self._row_bound, batch_size=batch_size,
-                    epsilon=self.epsilon, delta=self.delta, noise=self._noise,
-                    calibration=self.noise_calibration, feedback=self.feedback,
-                    sampler=self.noise_sampler)
+                    epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
+                    calibration=self.noise_calibration, feedback=self.feedback)
 
     def _start_gradient_stream(self, loss, n_columns):
         # mechanism: the prefix sums' release of ftal / ftrl (the others have none)

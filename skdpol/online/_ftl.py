@@ -184,14 +184,15 @@ class PrivateQuadraticFTL:
         Strong-convexity weight per row.
     row_bound, label_bound : float
         R and M: the clipping bounds the rows and labels satisfy.
-    noise_multiplier : float
-        Node noise in units of the joint sensitivity (see module notes).
+    noise : NoiseSpec
+        Family, sampler and multiplier of the node noise (multiplier in units
+        of the joint sensitivity, see module notes; the discrete sampler
+        rounds each round's leaf on its own).
     horizon : int or None
         Planned number of rounds, None for unbounded.
     batch_size : int
         Rows per round (a leaf of the tree); rows of an incomplete round wait
         (exactly, as curator state) until the round completes.
-    noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
     V_scale, u_scale : float or None
         Leaf block scales; None means :func:`default_scales` (joint
@@ -199,17 +200,13 @@ class PrivateQuadraticFTL:
     intercept : float or None
         Value of a constant column appended to every row (the last model
         coordinate); ``row_bound`` must already include it.
-    sampler : {"discrete", "float"}, default="discrete"
-        Node noise of the tree; the discrete path rounds each round's leaf
-        on its own (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
     mechanism : {"tree", "blt"}, default="tree"
         The prefix sums' release (:func:`~skdpol.mechanisms._prefix.prefix_sum_mechanism`).
     """
 
     def __init__(self, *, n_features, alpha, row_bound, label_bound,
-                 noise_multiplier, horizon, batch_size=1, noise="gaussian",
-                 rng, V_scale=None, u_scale=None, intercept=None, sampler="discrete",
-                 mechanism="tree"):
+                 noise, horizon, batch_size=1, rng, V_scale=None, u_scale=None,
+                 intercept=None, mechanism="tree"):
         self.n_features = int(n_features)
         self.intercept = intercept
         self.alpha = float(alpha)
@@ -226,8 +223,7 @@ class PrivateQuadraticFTL:
                                            row_bound * label_bound / self.u_scale)
         self._tree = prefix_sum_mechanism(
             mechanism, dim=self._k + self.n_features, sensitivity=self.sensitivity,
-            noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
-            sampler=sampler, leaf_bound=leaf_bound,
+            noise=noise, horizon=horizon, rng=rng, leaf_bound=leaf_bound,
         )
         self._pending = np.zeros(self._k + self.n_features)
         self._n_pending = 0
