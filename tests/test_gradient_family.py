@@ -209,7 +209,7 @@ def test_pocp_spends_exactly_its_budget_at_the_horizon_and_never_more(horizon):
     loss = LogisticLoss()
     base = ImplicitGD(loss=loss, n_features=2, radius=2.0, alpha=0.5, row_bound=1.0,
                       horizon=horizon)
-    pocp = OutputPerturbation(base, epsilon=1.0, delta=1e-5, noise="gaussian", rng=rng)
+    pocp = OutputPerturbation(base, epsilon=1.0, delta=1e-5, noise=NoiseSpec(), rng=rng)
     X, y = _rows(rng, 50, 2, 1.0), rng.choice([-1.0, 1.0], 50)
     spent = []
     for i in range(50):

@@ -326,7 +326,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         if self.algorithm_ == "korls":
             self._algo = OutputPerturbation(
                 self._korls(rounds, self.batch_size_), epsilon=self.epsilon, delta=self.delta,
-                noise=self._noise, rng=self._rng, sampler=self.noise_sampler)
+                noise=self._noise_spec, rng=self._rng)
             return
         m = self._multiplier(lambda m: prefix_sum_event(
             self._mechanism, horizon=rounds, noise=self._noise_spec.with_multiplier(m)))

@@ -55,8 +55,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         return _noisy_gd(**common, epsilon=epsilon, delta=delta, noise=noise, rng=rng)
     if algorithm in ("igd", "giga"):
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
-                                  delta=delta, noise=noise.family, calibration=calibration,
-                                  rng=rng, sampler=noise.sampler)
+                                  delta=delta, noise=noise, calibration=calibration, rng=rng)
     if algorithm in ("ftal", "ftrl"):
         if calibration == "paper":
             # seed 001's TBAP: pure-DP L2-Laplace nodes, epsilon split over the levels
@@ -92,6 +91,6 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
     base = _base("giga" if algorithm == "giga" else "igd", common, rng)
-    W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise.family,
-                               rng=rng, calibration=calibration, sampler=noise.sampler)
+    W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
+                               rng=rng, calibration=calibration)
     return W, event, None
