@@ -66,7 +66,7 @@ def test_noise_free_limit_is_ridge_regression():
         ftl.learn(X[chunk], y[chunk])
     assert np.allclose(ftl.release(), ridge, atol=1e-8)
     coef, _ = one_shot_ridge(X, y, alpha=alpha, row_bound=3.0, label_bound=5.0,
-                             noise_multiplier=0.0, rng=np.random.default_rng(0))
+                             noise=NoiseSpec(multiplier=0.0), rng=np.random.default_rng(0))
     assert np.allclose(coef, ridge, atol=1e-8)
 
 

@@ -383,13 +383,13 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         elif algorithm == "korls":
             w, event = final_release(
                 self._korls(None, 1), F, yc, epsilon=self.epsilon, delta=self.delta,
-                noise=self._noise, sampler=self.noise_sampler, rng=self._rng)
+                noise=self._noise_spec, rng=self._rng)
         else:
-            m = self._multiplier(lambda m: one_shot_event(m, self._noise, self.noise_sampler))
+            base = self._noise_spec
+            m = self._multiplier(lambda m: one_shot_event(base.with_multiplier(m)))
             w, event = one_shot_ridge(
                 F, yc, alpha=self.alpha, row_bound=1.0, label_bound=1.0,
-                noise_multiplier=m, noise=self._noise, rng=self._rng,
-                sampler=self.noise_sampler)
+                noise=base.with_multiplier(m), rng=self._rng)
         self._record_one_release(X.shape[0], w, event)
 
     # ----------------------------------------------------------- using
