@@ -5,7 +5,7 @@ import pytest
 from sklearn.linear_model import Ridge
 
 from skdpol.accounting import calibrate_noise_multiplier
-from skdpol.mechanisms import pack_symmetric, tree_event
+from skdpol.mechanisms import NoiseSpec, pack_symmetric, tree_event
 from skdpol.online import PrivateQuadraticFTL, default_scales, joint_sensitivity, one_shot_ridge
 from skdpol.online._ftl import shrink_ridge
 from skdpol.utils import clip_labels, clip_rows
@@ -60,12 +60,13 @@ def test_noise_free_limit_is_ridge_regression():
     alpha = 0.05
     ridge = Ridge(alpha=alpha * len(X), fit_intercept=False).fit(X, y).coef_
     ftl = PrivateQuadraticFTL(n_features=4, alpha=alpha, row_bound=3.0, label_bound=5.0,
-                              noise_multiplier=0.0, horizon=None, rng=np.random.default_rng(0))
+                              noise=NoiseSpec(multiplier=0.0), horizon=None,
+                              rng=np.random.default_rng(0))
     for chunk in np.array_split(np.arange(len(X)), 5):
         ftl.learn(X[chunk], y[chunk])
     assert np.allclose(ftl.release(), ridge, atol=1e-8)
     coef, _ = one_shot_ridge(X, y, alpha=alpha, row_bound=3.0, label_bound=5.0,
-                             noise_multiplier=0.0, rng=np.random.default_rng(0))
+                             noise=NoiseSpec(multiplier=0.0), rng=np.random.default_rng(0))
     assert np.allclose(coef, ridge, atol=1e-8)
 
 
@@ -73,7 +74,7 @@ def test_progressive_coefs_are_follow_the_leader():
     X, y = _data(n=60)
     alpha = 0.3
     ftl = PrivateQuadraticFTL(n_features=4, alpha=alpha, row_bound=3.0, label_bound=5.0,
-                              noise_multiplier=0.0, horizon=64, rng=np.random.default_rng(0))
+                              noise=NoiseSpec(multiplier=0.0), horizon=64, rng=np.random.default_rng(0))
     coefs = ftl.progressive_coefs(X, y, block=16)
     assert np.allclose(coefs[0], 0.0)
     for t in (1, 7, 59):
@@ -84,7 +85,7 @@ def test_progressive_coefs_are_follow_the_leader():
 def test_progressive_coefs_match_one_row_at_a_time_releases():
     X, y = _data(n=40)
     kwargs = dict(n_features=4, alpha=0.1, row_bound=3.0, label_bound=5.0,
-                  noise_multiplier=2.0, horizon=40)
+                  noise=NoiseSpec(multiplier=2.0), horizon=40)
     batched = PrivateQuadraticFTL(rng=np.random.default_rng(7), **kwargs)
     coefs = batched.progressive_coefs(X, y, block=16)
     single = PrivateQuadraticFTL(rng=np.random.default_rng(7), **kwargs)
@@ -98,7 +99,7 @@ def test_progressive_coefs_match_one_row_at_a_time_releases():
 def test_rounds_of_several_rows_buffer_incomplete_rounds():
     X, y = _data(n=10)
     kwargs = dict(n_features=4, alpha=0.1, row_bound=3.0, label_bound=5.0,
-                  noise_multiplier=1.0, horizon=3, batch_size=3)
+                  noise=NoiseSpec(multiplier=1.0), horizon=3, batch_size=3)
     a = PrivateQuadraticFTL(rng=np.random.default_rng(1), **kwargs)
     for chunk in ([0, 1, 2, 3], [4, 5], [6, 7, 8, 9]):
         a.learn(X[chunk], y[chunk])
@@ -122,7 +123,7 @@ def _regret_curve(T, eps, seed, d=5, alpha=0.1):
     y = clip_labels(X @ x_star + 0.01 * rng.normal(size=T), 1.5)
     m = calibrate_noise_multiplier(lambda m: tree_event(noise_multiplier=m, horizon=T), eps, 1e-5)
     ftl = PrivateQuadraticFTL(n_features=d, alpha=alpha, row_bound=1.5, label_bound=1.5,
-                              noise_multiplier=m, horizon=T, rng=np.random.default_rng(seed + 1))
+                              noise=NoiseSpec(multiplier=m), horizon=T, rng=np.random.default_rng(seed + 1))
     C = ftl.progressive_coefs(X, y)
     loss = 0.5 * (y - np.einsum("ij,ij->i", C, X)) ** 2 + alpha / 2 * np.einsum("ij,ij->i", C, C)
     ts = 2 ** np.arange(6, int(np.log2(T)) + 1)

@@ -10,6 +10,7 @@ from scipy.optimize import minimize
 from skdpol.accounting import epsilon_spent
 from skdpol.exceptions import BudgetExhaustedError
 from skdpol.losses import HingeLoss, LogisticLoss, MultinomialLoss, SquaredLoss
+from skdpol.mechanisms import NoiseSpec
 from skdpol.online import (
     ImplicitGD,
     MutualInformationOGD,
@@ -208,7 +209,7 @@ def test_pocp_spends_exactly_its_budget_at_the_horizon_and_never_more(horizon):
     loss = LogisticLoss()
     base = ImplicitGD(loss=loss, n_features=2, radius=2.0, alpha=0.5, row_bound=1.0,
                       horizon=horizon)
-    pocp = OutputPerturbation(base, epsilon=1.0, delta=1e-5, noise="gaussian", rng=rng)
+    pocp = OutputPerturbation(base, epsilon=1.0, delta=1e-5, noise=NoiseSpec(), rng=rng)
     X, y = _rows(rng, 50, 2, 1.0), rng.choice([-1.0, 1.0], 50)
     spent = []
     for i in range(50):
@@ -235,8 +236,8 @@ def test_mi_ogd_costs_one_gaussian_whatever_the_length_and_reports_its_mi_bound(
     rng = np.random.default_rng(0)
     algo = make_stream("mi-ogd", loss=LogisticLoss(), n_features=3, radius=2.0, alpha=0.1,
                        row_bound=1.0, batch_size=4, horizon=None, epsilon=1.0, delta=1e-5,
-                       noise="gaussian", calibration="tight", feedback="full", rng=rng,
-                       sampler="float")  # the MI bound is the Gaussian channel's
+                       noise=NoiseSpec("gaussian", "float"), calibration="tight",
+                       feedback="full", rng=rng)  # the MI bound is the Gaussian channel's
     X, y = _rows(rng, 400, 3, 1.0), rng.choice([-1.0, 1.0], 400)
     algo.learn(X[:40], y[:40])
     first = epsilon_spent(algo.event(), 1e-5)[0]
@@ -251,7 +252,7 @@ def test_bandit_vectors_stay_within_the_stated_sensitivity():
     # the layer's vector (D / r) phi e for any label: two users differ by <= D F / r
     rng = np.random.default_rng(0)
     algo = MutualInformationOGD(loss=LogisticLoss(), n_features=3, radius=2.0, alpha=0.1,
-                                row_bound=1.0, feedback="bandit", noise_multiplier=0.0,
+                                row_bound=1.0, feedback="bandit", noise=NoiseSpec(multiplier=0.0),
                                 rng=rng)
     X, y = _rows(rng, 500, 3, 1.0), rng.choice([-1.0, 1.0], 500)
     for i in range(500):
@@ -309,7 +310,7 @@ def test_regret_is_sublinear(algorithm, feedback):
             algo = make_stream(algorithm, loss=loss, n_features=3,
                                radius=loss.optimum_radius(alpha), alpha=alpha, row_bound=1.0,
                                batch_size=1, horizon=T, epsilon=10.0, delta=1e-5,
-                               noise="gaussian", calibration="tight", feedback=feedback,
+                               noise=NoiseSpec(), calibration="tight", feedback=feedback,
                                rng=np.random.default_rng(seed))
             runs.append(_regret(X[:T], y[:T], algo.learn(X[:T], y[:T], trace=True), alpha))
         regrets.append(np.mean(runs))
@@ -332,10 +333,10 @@ def test_ftrl_regret_on_the_unpenalised_loss_is_sublinear():
         for seed in range(2):
             algo = make_stream("ftrl", loss=loss, n_features=3, radius=loss.optimum_radius(0.5),
                                alpha=0.5, row_bound=1.0, batch_size=1, horizon=T,
-                               epsilon=10.0, delta=1e-5, noise="gaussian",
+                               epsilon=10.0, delta=1e-5,
+                               noise=NoiseSpec("gaussian", "float"),  # the measured figures
                                calibration="tight", feedback="full",
-                               rng=np.random.default_rng(seed),
-                               sampler="float")  # the noise of the measured figures
+                               rng=np.random.default_rng(seed))
             runs.append(_regret(X[:T], y[:T], algo.learn(X[:T], y[:T], trace=True), 0.0))
         regrets.append(np.mean(runs))
     slope = np.polyfit(np.log(_T_GRID), np.log(regrets), 1)[0]

@@ -14,6 +14,7 @@ from skdpol.kernel import (
     seed_sensitivity,
     step_sizes,
 )
+from skdpol.mechanisms import NoiseSpec
 from skdpol.online import OutputPerturbation
 
 THETAS = (0.6, 0.75, 0.9)
@@ -336,7 +337,7 @@ def test_output_perturbation_accepts_korls():
     rff = RandomFourierFeatures(2, 20, rng=rng)
     X = rff.transform(rng.normal(size=(300, 2)))
     base = KernelORLS(n_components=20, theta=0.75, y_bound=1.0, batch_size=10, horizon=30)
-    pocp = OutputPerturbation(base, epsilon=1.0, delta=1e-5, noise="gaussian", rng=rng)
+    pocp = OutputPerturbation(base, epsilon=1.0, delta=1e-5, noise=NoiseSpec(), rng=rng)
     models = pocp.learn(X, np.clip(X[:, 0] * 3, -1, 1), trace=True)
     assert models.shape == (30, 1, 20) and pocp.releases == 30
     assert np.linalg.norm(pocp.published) <= base.radius * (1 + 1e-12)  # projected

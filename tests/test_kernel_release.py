@@ -8,6 +8,7 @@ import pytest
 from skdpol.accounting import epsilon_spent
 from skdpol.kernel import KernelORLS
 from skdpol.kernel._release import final_release
+from skdpol.mechanisms import NoiseSpec
 
 EPSILON, DELTA = 1.0, 1e-5
 
@@ -27,13 +28,13 @@ def test_final_release(noise):
     rng = np.random.default_rng(11)
     X, y = _unit_rows(rng, 203, 5), rng.uniform(-1, 1, 203)
     base = _base(0.75, 10, d=5)
-    W, event = final_release(base, X, y, epsilon=EPSILON, delta=DELTA, noise=noise,
-                             rng=np.random.default_rng(0))
+    W, event = final_release(base, X, y, epsilon=EPSILON, delta=DELTA,
+                             noise=NoiseSpec(noise), rng=np.random.default_rng(0))
     assert base.n_rows_used == 200 and W.shape == (1, 5)
     assert np.linalg.norm(W) <= base.radius * (1 + 1e-12)
     delta = DELTA if noise == "gaussian" else 0.0
     assert 0.999 * EPSILON <= epsilon_spent(event, delta)[0] <= EPSILON
     exact, none = final_release(_base(0.75, 10, d=5), X, y, epsilon=math.inf, delta=DELTA,
-                                noise=noise, rng=np.random.default_rng(0))
+                                noise=NoiseSpec(noise), rng=np.random.default_rng(0))
     np.testing.assert_array_equal(exact, base.W)
     assert epsilon_spent(none, DELTA)[0] == 0.0

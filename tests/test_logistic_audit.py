@@ -21,6 +21,7 @@ import pytest
 from skdpol import PrivateOnlineLogistic
 from skdpol.audit import audit_estimator, epsilon_lower_bound
 from skdpol.losses import LogisticLoss
+from skdpol.mechanisms import NoiseSpec
 from skdpol.online import make_stream
 
 EPSILON, DELTA = 2.0, 1e-5
@@ -90,7 +91,7 @@ def _algorithm_statistics(params, X, y, canary, index, n_runs, seed0):
             params["algorithm"], loss=LogisticLoss(), n_features=X.shape[1],
             radius=LogisticLoss().optimum_radius(params["alpha"]), alpha=params["alpha"],
             row_bound=1.0, batch_size=1, horizon=len(X), epsilon=EPSILON, delta=DELTA,
-            noise="gaussian", calibration="tight", feedback=params.get("feedback", "full"),
+            noise=NoiseSpec(), calibration="tight", feedback=params.get("feedback", "full"),
             rng=np.random.default_rng(seed0 + i))
         stream.learn(X, y)
         out[i] = float(stream.published[0] @ canary)

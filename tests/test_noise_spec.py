@@ -42,8 +42,8 @@ def test_calibration_of_releases_matches_calibrate_noise_multiplier(family, samp
 @pytest.mark.parametrize("family, sampler", FAMILIES_SAMPLERS)
 def test_calibration_of_an_event_matches_calibrate_noise_multiplier(family, sampler):
     eps, delta = 1.3, 1e-5
-    make_event = lambda m: prefix_sum_event("tree", noise_multiplier=m, horizon=16,  # noqa: E731
-                                            noise=family, sampler=sampler)
+    make_event = lambda m: prefix_sum_event("tree", horizon=16,  # noqa: E731
+                                            noise=NoiseSpec(family, sampler, m))
     spec = NoiseSpec.calibrated(eps, delta, family=family, sampler=sampler,
                                 make_event=make_event)
     # pure DP: delta plays no part

@@ -7,12 +7,13 @@ import pytest
 from dp_accounting import NoOpDpEvent, SelfComposedDpEvent
 
 from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
+from skdpol.mechanisms import NoiseSpec
 from skdpol.online import NoisyGradientDescent, round_event, steps_per_round
 
 
 def _gd(**kw):
     params = dict(n_features=4, row_bound=1.0, residual_bound=0.5, alpha=0.0, batch_size=500,
-                  horizon=None, max_iter=1000, noise_multiplier=0.0, noise="gaussian",
+                  horizon=None, max_iter=1000, noise=NoiseSpec(),
                   rng=np.random.default_rng(0))
     params.update(kw)
     return NoisyGradientDescent(**params)
@@ -58,9 +59,10 @@ def test_the_steps_grow_with_the_round_and_stop_at_max_iter():
 
 
 def test_a_stream_of_disjoint_rounds_costs_one_round():
-    m = calibrate_noise_multiplier(lambda m: round_event(m, 20, "gaussian"), 1.0, 1e-5)
+    m = calibrate_noise_multiplier(
+        lambda m: round_event(NoiseSpec("gaussian", "discrete", m), 20), 1.0, 1e-5)
     rng = np.random.default_rng(3)
-    gd = _gd(batch_size=1000, noise_multiplier=m)
+    gd = _gd(batch_size=1000, noise=NoiseSpec(multiplier=m))
     assert isinstance(gd.event(), NoOpDpEvent)
     X = _rows(rng, 7500)
     gd.learn(X, X[:, 0])
@@ -81,8 +83,7 @@ def test_the_per_step_noise_has_the_calibrated_scale(noise, sampler):
     draws = []
     rng = np.random.default_rng(4)
     for _ in range(400):
-        gd = _gd(batch_size=b, residual_bound=C, noise_multiplier=m, noise=noise,
-                 sampler=sampler, rng=rng)
+        gd = _gd(batch_size=b, residual_bound=C, noise=NoiseSpec(noise, sampler, m), rng=rng)
         gd.learn(X, y)
         exact = -gd.lr * (-C * X.sum(axis=0)) / b
         draws.append((gd.published[0] - exact) * b / (-gd.lr))

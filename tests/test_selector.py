@@ -13,7 +13,7 @@ import pytest
 from skdpol import BudgetExhaustedError, PrivateSubmodularSelector
 from skdpol.accounting import calibrate_noise_multiplier
 from skdpol.audit import epsilon_lower_bound
-from skdpol.mechanisms import tree_event
+from skdpol.mechanisms import NoiseSpec, tree_event
 from skdpol.submodular import ConcaveMassCost, SubmodularPFTAL, make_submodular_stream
 
 
@@ -181,8 +181,8 @@ def _support_counts(canary, n_runs, seed0, cut, horizon=8, alpha=0.5, sampler="d
     counts = np.empty(n_runs)
     for run in range(n_runs):
         algo = SubmodularPFTAL(n_items=2, cost=ConcaveMassCost(), alpha=alpha,
-                               noise_multiplier=m / cut, horizon=horizon,
-                               rng=np.random.default_rng(seed0 + run), sampler=sampler)
+                               noise=NoiseSpec(sampler=sampler, multiplier=m / cut),
+                               horizon=horizon, rng=np.random.default_rng(seed0 + run))
         _, sets = algo.learn(X, trace=True)
         counts[run] = sets[1:, 0].sum() + algo.selected[0]  # every set played after the canary
     return counts
@@ -225,7 +225,7 @@ def test_live_rounds_of_several_visitors_learn_as_the_rows_would(feedback, leaf_
     # learn() does for b rows
     rows = np.random.default_rng(1).uniform(-1, 1, size=(60, 4))
     cost = ConcaveMassCost()
-    kwargs = dict(n_items=4, cost=cost, alpha=0.2, noise_multiplier=0.7, feedback=feedback,
+    kwargs = dict(n_items=4, cost=cost, alpha=0.2, noise=NoiseSpec(multiplier=0.7), feedback=feedback,
                   batch_size=5, horizon=12, leaf_bound=leaf_bound, mu=0.5)
     batch = SubmodularPFTAL(**kwargs, rng=np.random.default_rng(3))
     live = SubmodularPFTAL(**kwargs, rng=np.random.default_rng(3))

@@ -10,7 +10,7 @@ from scipy.integrate import quad
 from scipy.stats import norm
 
 from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
-from skdpol.mechanisms import tree_event
+from skdpol.mechanisms import NoiseSpec, tree_event
 from skdpol.submodular import (
     ConcaveMassCost,
     CutCost,
@@ -237,7 +237,7 @@ def test_range_leaf_bound_holds_and_is_tight():
 def test_range_leaf_is_enforced_for_any_cost():
     rng = np.random.default_rng(8)
     n, B = 12, 1.0
-    learner = SubmodularPFTAL(n_items=n, cost_bound=B, alpha=1.0, noise_multiplier=0.0,
+    learner = SubmodularPFTAL(n_items=n, cost_bound=B, alpha=1.0, noise=NoiseSpec(multiplier=0.0),
                               rng=rng)
     assert learner.sensitivity == pytest.approx(4 * np.sqrt(2) * B)
     for _ in range(20):
@@ -278,7 +278,7 @@ def test_bandit_modular_estimator_exactly_unbiased(n):
     rng = np.random.default_rng(21)
     W = rng.random((n, n))
     for cost in (ConcaveMassCost(scale=0.8, weights=rng.random(n)), CutCost(W + W.T, 0.3)):
-        learner = SubmodularPFTAL(n_items=n, cost=cost, alpha=1.0, noise_multiplier=0.0,
+        learner = SubmodularPFTAL(n_items=n, cost=cost, alpha=1.0, noise=NoiseSpec(multiplier=0.0),
                                   feedback="bandit", mu=0.3, rng=rng)
         assert learner.leaf_bound == "modular"
         for _ in range(5):
@@ -297,7 +297,7 @@ def test_bandit_modular_estimator_exactly_unbiased(n):
 def test_bandit_modular_leaf_sensitivity_holds_for_any_value():
     rng = np.random.default_rng(22)
     n, mu, cost = 5, 0.2, ConcaveMassCost(scale=0.7)
-    learner = SubmodularPFTAL(n_items=n, cost=cost, alpha=1.0, noise_multiplier=0.0,
+    learner = SubmodularPFTAL(n_items=n, cost=cost, alpha=1.0, noise=NoiseSpec(multiplier=0.0),
                               feedback="bandit", mu=mu, batch_size=1, rng=rng)
     assert learner.sensitivity == pytest.approx(2 * n * cost.row_bound / mu)
     assert learner.leaf_norm == pytest.approx(bandit_modular_leaf_bound(1.0, n, mu))
@@ -316,7 +316,7 @@ def test_modular_leaf_sensitivity_of_builtin_costs():
     n = 7
     W = rng.random((n, n))
     for cost in (ConcaveMassCost(scale=0.8, weights=rng.random(n)), CutCost(W + W.T, 0.3)):
-        learner = SubmodularPFTAL(n_items=n, cost=cost, alpha=1.0, noise_multiplier=0.0,
+        learner = SubmodularPFTAL(n_items=n, cost=cost, alpha=1.0, noise=NoiseSpec(multiplier=0.0),
                                   rng=rng)
         assert learner.leaf_bound == "modular"
         assert learner.sensitivity == pytest.approx(2 * np.sqrt(n))
@@ -366,7 +366,7 @@ def test_builtin_costs_are_submodular_and_in_range(make):
     (lambda m: np.array(["a"] * m.shape[0]), "real numbers"),
 ])
 def test_cost_errors_refused_before_any_change(bad, match):
-    learner = SubmodularPFTAL(n_items=4, cost_bound=1.0, alpha=1.0, noise_multiplier=1.0,
+    learner = SubmodularPFTAL(n_items=4, cost_bound=1.0, alpha=1.0, noise=NoiseSpec(multiplier=1.0),
                               horizon=10, rng=np.random.default_rng(12))
     learner.tell(lambda m: m.sum(axis=1) * 0.1)
     before = pickle.dumps(learner)
@@ -377,7 +377,7 @@ def test_cost_errors_refused_before_any_change(bad, match):
 
 @pytest.mark.parametrize("value", [np.nan, np.inf, np.ones(2), "x", [[1.0, 2.0]]])
 def test_bandit_value_errors_refused_before_any_change(value):
-    learner = SubmodularPFTAL(n_items=4, cost_bound=1.0, alpha=1.0, noise_multiplier=1.0,
+    learner = SubmodularPFTAL(n_items=4, cost_bound=1.0, alpha=1.0, noise=NoiseSpec(multiplier=1.0),
                               feedback="bandit", mu=0.2, rng=np.random.default_rng(13))
     before = pickle.dumps(learner)
     with pytest.raises(ValueError):
@@ -389,7 +389,7 @@ def test_bandit_value_errors_refused_before_any_change(value):
 
 def test_learn_refuses_bad_rows_and_costs():
     learner = SubmodularPFTAL(n_items=3, cost=lambda m, r: np.full(m.shape[0], r[0]),
-                              cost_bound=1.0, alpha=1.0, noise_multiplier=0.0,
+                              cost_bound=1.0, alpha=1.0, noise=NoiseSpec(multiplier=0.0),
                               rng=np.random.default_rng(14))
     with pytest.raises(ValueError, match="finite"):
         learner.learn(np.array([[0.0, 1.0, np.nan]]))
@@ -403,7 +403,7 @@ def test_update_is_ftal_over_the_box():
     stream = make_submodular_stream(n_items=5, n_rounds=60, random_state=0)
     alpha = 0.3
     learner = SubmodularPFTAL(n_items=5, cost=stream.cost, cost_bound=stream.cost.bound(5),
-                              alpha=alpha, noise_multiplier=0.0, rng=rng, leaf_bound="range")
+                              alpha=alpha, noise=NoiseSpec(multiplier=0.0), rng=rng, leaf_bound="range")
     points, sets = learner.learn(stream.rows, trace=True)
     G = np.zeros(5)
     for t, row in enumerate(stream.rows, start=1):
@@ -418,7 +418,7 @@ def test_update_is_ftal_over_the_box():
 def test_pickle_resume_continues_exactly():
     stream = make_submodular_stream(n_items=6, n_rounds=200, random_state=1)
     make = lambda: SubmodularPFTAL(n_items=6, cost=stream.cost, alpha=0.1,  # noqa: E731
-                                   noise_multiplier=2.0, horizon=200,
+                                   noise=NoiseSpec(multiplier=2.0), horizon=200,
                                    rng=np.random.default_rng(16))
     whole, part = make(), make()
     whole.learn(stream.rows)
@@ -451,7 +451,7 @@ def test_regret_falls_full_information_epsilon_one():
     q = T // 4
     for seed in range(2):
         stream = make_submodular_stream(n_items=n, n_rounds=T, random_state=seed)
-        learner = SubmodularPFTAL(n_items=n, cost=stream.cost, alpha=0.03, noise_multiplier=m,
+        learner = SubmodularPFTAL(n_items=n, cost=stream.cost, alpha=0.03, noise=NoiseSpec(multiplier=m),
                                   horizon=T, rng=np.random.default_rng(seed))
         points, _ = learner.learn(stream.rows, trace=True)
         assert epsilon_spent(learner.event(), delta)[0] <= epsilon + 1e-9
@@ -470,8 +470,9 @@ def test_bandit_learner_runs_and_spends_its_budget(leaf_bound):
     stream = make_submodular_stream(n_items=n, n_rounds=T, random_state=3)
     m = calibrate_noise_multiplier(lambda m: tree_event(noise_multiplier=m, horizon=T,
                                                         noise="laplace"), 1.0, 0.0)
-    learner = SubmodularPFTAL(n_items=n, cost=stream.cost, alpha=1.0, noise_multiplier=m,
-                              feedback="bandit", mu=0.3, horizon=T, noise="laplace",
+    learner = SubmodularPFTAL(n_items=n, cost=stream.cost, alpha=1.0,
+                              noise=NoiseSpec("laplace", multiplier=m),
+                              feedback="bandit", mu=0.3, horizon=T,
                               rng=np.random.default_rng(17),
                               **({} if leaf_bound == "modular" else {"leaf_bound": "range"}))
     assert learner.leaf_bound == leaf_bound  # "auto" picks "modular" for a built-in cost
@@ -486,7 +487,7 @@ def test_bandit_learner_runs_and_spends_its_budget(leaf_bound):
 def test_speed_full_information_n50():
     n, T = 50, 3000
     stream = make_submodular_stream(n_items=n, n_rounds=T, random_state=4)
-    learner = SubmodularPFTAL(n_items=n, cost=stream.cost, alpha=0.05, noise_multiplier=5.0,
+    learner = SubmodularPFTAL(n_items=n, cost=stream.cost, alpha=0.05, noise=NoiseSpec(multiplier=5.0),
                               horizon=T, rng=np.random.default_rng(18))
     start = time.perf_counter()
     learner.learn(stream.rows)

@@ -174,17 +174,17 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
             raise ValueError("cost_bound is required for a cost without a bound(n) method.")
         noise = "laplace" if self.delta == 0 and not math.isinf(self.epsilon) else "gaussian"
         mechanism = resolve_mechanism(self.mechanism, noise)
-        m = NoiseSpec.calibrated(
+        base = NoiseSpec(noise, self.noise_sampler)
+        spec = NoiseSpec.calibrated(
             self.epsilon, self.delta, family=noise, sampler=self.noise_sampler,
-            make_event=lambda m: prefix_sum_event(mechanism, noise_multiplier=m,
-                                                  horizon=self.horizon, noise=noise,
-                                                  sampler=self.noise_sampler)).multiplier
+            make_event=lambda m: prefix_sum_event(mechanism, horizon=self.horizon,
+                                                  noise=base.with_multiplier(m)))
         self._begin_stream(one_release=one_release)
         self._algo = SubmodularPFTAL(
             n_items=n_items, cost=cost, cost_bound=self.cost_bound, alpha=self.alpha,
-            noise_multiplier=m, feedback=self.feedback, mu=self.mu,
-            batch_size=self.batch_size, horizon=self.horizon, noise=noise, rng=self._rng,
-            sampler=self.noise_sampler, mechanism=mechanism,
+            noise=spec, feedback=self.feedback, mu=self.mu,
+            batch_size=self.batch_size, horizon=self.horizon, rng=self._rng,
+            mechanism=mechanism,
             # live full-information rounds bring opaque callables: the range bound
             leaf_bound="range" if live and self.feedback == "full" else "auto")
         self.n_features_in_ = n_items

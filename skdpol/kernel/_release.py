@@ -24,8 +24,11 @@ from ..mechanisms import NoiseSpec
 from ..online._rounds import project_ball
 
 
-def final_release(base, X, y, *, epsilon, delta, noise, sampler="discrete", rng):
+def final_release(base, X, y, *, epsilon, delta, noise, rng):
     """fit's release: learn every row, release the final iterate once.
+
+    ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family and
+    sampler (the one release is calibrated here from the budget).
 
     Rows of an incomplete last round are held by ``base`` and not used.
 
@@ -34,21 +37,23 @@ def final_release(base, X, y, *, epsilon, delta, noise, sampler="discrete", rng)
     W : ndarray of shape (1, D)
         Noisy iterate projected onto the ball of radius ``base.radius``.
     event : DpEvent
-        ``noise_event(m, noise, sampler)``; ``NoOpDpEvent`` without noise
+        The calibrated spec's event; ``NoOpDpEvent`` without noise
         (``epsilon=inf``, or no complete round).
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdpol.kernel import KernelORLS
+    >>> from skdpol.mechanisms import NoiseSpec
     >>> base = KernelORLS(n_components=2, theta=0.75, y_bound=1.0, batch_size=5)
     >>> X = np.tile([[0.6, 0.8]], (100, 1)); y = np.full(100, 0.5)
-    >>> W, event = final_release(base, X, y, epsilon=1.0, delta=1e-5, noise="gaussian",
+    >>> W, event = final_release(base, X, y, epsilon=1.0, delta=1e-5, noise=NoiseSpec(),
     ...                          rng=np.random.default_rng(0))
     >>> W.shape, type(event).__name__, bool(np.linalg.norm(W) <= base.radius)
     ((1, 2), 'ZCDpEvent', True)
     """
-    spec = NoiseSpec.calibrated(epsilon, delta, family=noise, sampler=sampler)  # one release
+    spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family,
+                                sampler=noise.sampler)  # one release
     base.learn(X, y)
     sens = base.sensitivity()
     if sens == 0 or math.isinf(epsilon):

@@ -299,12 +299,13 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
     def _noisy_gd(self, batch_size, rounds):
         """Noisy gradient descent on the Huber loss, calibrated for one round."""
         n_steps = steps_per_round(batch_size, self.max_iter)
-        m = self._multiplier(lambda m: round_event(m, n_steps, self._noise, self.noise_sampler))
+        base = self._noise_spec
+        m = self._multiplier(lambda m: round_event(base.with_multiplier(m), n_steps))
         return NoisyGradientDescent(
             n_features=self.random_features_.n_features_out, row_bound=1.0,
             residual_bound=self.residual_bound, alpha=self.alpha, batch_size=batch_size,
-            horizon=rounds, max_iter=self.max_iter, noise_multiplier=m,
-            noise=self._noise, rng=self._rng, sampler=self.noise_sampler)
+            horizon=rounds, max_iter=self.max_iter, noise=base.with_multiplier(m),
+            rng=self._rng)
 
     def _algorithm_for(self, stream):
         """The algorithm behind ``"auto"``: noisy GD for ``fit`` and for rounds of
@@ -325,16 +326,15 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         if self.algorithm_ == "korls":
             self._algo = OutputPerturbation(
                 self._korls(rounds, self.batch_size_), epsilon=self.epsilon, delta=self.delta,
-                noise=self._noise, rng=self._rng, sampler=self.noise_sampler)
+                noise=self._noise_spec, rng=self._rng)
             return
         m = self._multiplier(lambda m: prefix_sum_event(
-            self._mechanism, noise_multiplier=m, horizon=rounds, noise=self._noise,
-            sampler=self.noise_sampler))
+            self._mechanism, horizon=rounds, noise=self._noise_spec.with_multiplier(m)))
         self._algo = PrivateQuadraticFTL(
             n_features=self.random_features_.n_features_out, alpha=self.alpha, row_bound=1.0,
-            label_bound=1.0, noise_multiplier=m,
-            horizon=rounds, batch_size=self.batch_size_, noise=self._noise, rng=self._rng,
-            sampler=self.noise_sampler, mechanism=self._mechanism)
+            label_bound=1.0, noise=self._noise_spec.with_multiplier(m),
+            horizon=rounds, batch_size=self.batch_size_, rng=self._rng,
+            mechanism=self._mechanism)
 
     def _publish(self, w):
         w = np.asarray(w, dtype=np.float64).reshape(-1) * self._y_bound
@@ -383,13 +383,13 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         elif algorithm == "korls":
             w, event = final_release(
                 self._korls(None, 1), F, yc, epsilon=self.epsilon, delta=self.delta,
-                noise=self._noise, sampler=self.noise_sampler, rng=self._rng)
+                noise=self._noise_spec, rng=self._rng)
         else:
-            m = self._multiplier(lambda m: one_shot_event(m, self._noise, self.noise_sampler))
+            base = self._noise_spec
+            m = self._multiplier(lambda m: one_shot_event(base.with_multiplier(m)))
             w, event = one_shot_ridge(
                 F, yc, alpha=self.alpha, row_bound=1.0, label_bound=1.0,
-                noise_multiplier=m, noise=self._noise, rng=self._rng,
-                sampler=self.noise_sampler)
+                noise=base.with_multiplier(m), rng=self._rng)
         self._record_one_release(X.shape[0], w, event)
 
     # ----------------------------------------------------------- using

@@ -329,15 +329,15 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         n_rounds = self._rounds()
         s_V, s_u, m = self._multiplier_and_scales(
             n_rounds,
-            lambda m: prefix_sum_event(self._mechanism, noise_multiplier=m, horizon=n_rounds,
-                                       noise=self._noise, sampler=self.noise_sampler),
+            lambda m: prefix_sum_event(self._mechanism, horizon=n_rounds,
+                                       noise=self._noise_spec.with_multiplier(m)),
         )
         self._ftl = PrivateQuadraticFTL(
             n_features=self.n_features_in_ + self.fit_intercept, alpha=self._alpha_for("ftl"),
-            row_bound=self._row_bound, label_bound=1.0, noise_multiplier=m,
-            horizon=n_rounds, batch_size=self.batch_size_, noise=self._noise,
-            rng=self._rng, V_scale=s_V, u_scale=s_u, intercept=self._intercept,
-            sampler=self.noise_sampler, mechanism=self._mechanism,
+            row_bound=self._row_bound, label_bound=1.0,
+            noise=self._noise_spec.with_multiplier(m), horizon=n_rounds,
+            batch_size=self.batch_size_, rng=self._rng, V_scale=s_V, u_scale=s_u,
+            intercept=self._intercept, mechanism=self._mechanism,
         )
 
     def _fit(self, X, y):
@@ -349,13 +349,12 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._begin_one_release(X.shape[0])
         self._resolve_bounds(X, y)
         s_V, s_u, m = self._multiplier_and_scales(
-            X.shape[0], lambda m: one_shot_event(m, self._noise, self.noise_sampler))
+            X.shape[0], lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
         coef, event = one_shot_ridge(
             self._unit_rows(X, intercept=False), self._unit_labels(y),
-            alpha=self._alpha_for("ftl"),
-            row_bound=self._row_bound, label_bound=1.0, noise_multiplier=m,
-            noise=self._noise, rng=self._rng, V_scale=s_V, u_scale=s_u,
-            intercept=self._intercept, sampler=self.noise_sampler,
+            alpha=self._alpha_for("ftl"), row_bound=self._row_bound, label_bound=1.0,
+            noise=self._noise_spec.with_multiplier(m), rng=self._rng, V_scale=s_V,
+            u_scale=s_u, intercept=self._intercept,
         )
         self._record_one_release(X.shape[0], coef, event)
 

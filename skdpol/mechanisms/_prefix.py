@@ -41,24 +41,25 @@ def check_mechanism(mechanism, noise):
                          "(use mechanism='tree' for pure DP).")
 
 
-def prefix_sum_mechanism(mechanism, *, dim, sensitivity, noise_multiplier, horizon, noise,
-                         rng, sampler, leaf_bound=None):
-    """A fresh prefix-sum mechanism of the chosen kind."""
-    check_mechanism(mechanism, noise)
+def prefix_sum_mechanism(mechanism, *, dim, sensitivity, noise, horizon, rng, leaf_bound=None):
+    """A fresh prefix-sum mechanism of the chosen kind; ``noise`` is the
+    :class:`~skdpol.mechanisms.NoiseSpec` of its nodes (or its stream)."""
+    check_mechanism(mechanism, noise.family)
     if mechanism == "blt":
         cls = OpenBLTPrefixSum if horizon is None else BLTPrefixSum
-        return cls(dim=dim, sensitivity=sensitivity, noise_multiplier=noise_multiplier,
-                   horizon=horizon, rng=rng, sampler=sampler, leaf_bound=leaf_bound)
-    return PrivatePrefixSum(dim=dim, sensitivity=sensitivity, noise_multiplier=noise_multiplier,
-                            horizon=horizon, noise=noise, rng=rng, sampler=sampler)
+        return cls(dim=dim, sensitivity=sensitivity, noise_multiplier=noise.multiplier,
+                   horizon=horizon, rng=rng, sampler=noise.sampler, leaf_bound=leaf_bound)
+    return PrivatePrefixSum(dim=dim, sensitivity=sensitivity, noise_multiplier=noise.multiplier,
+                            horizon=horizon, noise=noise.family, rng=rng, sampler=noise.sampler)
 
 
-def prefix_sum_event(mechanism, *, noise_multiplier, horizon, noise, sampler, n_leaves=None):
-    """The cost of the chosen mechanism (without building one): the tree composes
-    one node per level; a BLT stream, of known horizon or in epochs, is one
-    Gaussian mechanism."""
-    check_mechanism(mechanism, noise)
+def prefix_sum_event(mechanism, *, noise, horizon, n_leaves=None):
+    """The cost of the chosen mechanism with noise ``noise`` (a
+    :class:`~skdpol.mechanisms.NoiseSpec`), without building one: the tree
+    composes one node per level; a BLT stream, of known horizon or in epochs,
+    is one Gaussian mechanism."""
+    check_mechanism(mechanism, noise.family)
     if mechanism == "blt":
-        return noise_event(noise_multiplier, "gaussian", sampler)
-    return tree_event(noise_multiplier=noise_multiplier, horizon=horizon, noise=noise,
-                      n_leaves=n_leaves, sampler=sampler)
+        return noise_event(noise.multiplier, "gaussian", noise.sampler)
+    return tree_event(noise_multiplier=noise.multiplier, horizon=horizon, noise=noise.family,
+                      n_leaves=n_leaves, sampler=noise.sampler)

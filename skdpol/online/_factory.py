@@ -12,23 +12,22 @@ GRADIENT_ALGORITHMS = ("ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd")
 
 
 def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilon, delta,
-              noise, rng, sampler):
+              noise, rng):
     """Rounds of noisy GD (:mod:`._noisy_gd`): each round is K Gaussian steps over
     its own rows, so a stream costs one round (parallel composition)."""
-    if noise == "laplace" or delta == 0:
+    if not noise.gaussian or delta == 0:
         raise ValueError(
             "algorithm='noisy-gd' needs delta > 0: its K steps compose like sqrt(K) "
             "only under Gaussian noise (pure-DP steps would add up linearly)."
         )
     n_steps, lr = gradient_schedule(batch_size, epsilon, delta, loss, row_bound)
-    m = NoiseSpec.calibrated(
-        epsilon, delta, family=noise, sampler=sampler,
-        make_event=lambda m: round_event(m, n_steps, noise, sampler)).multiplier
+    spec = NoiseSpec.calibrated(
+        epsilon, delta, family=noise.family, sampler=noise.sampler,
+        make_event=lambda m: round_event(noise.with_multiplier(m), n_steps))
     return NoisyGradientDescent(
         loss=loss, n_features=n_features, row_bound=row_bound, alpha=alpha,
         batch_size=batch_size, horizon=horizon, max_iter=n_steps, n_steps=n_steps,
-        learning_rate=lr, noise_multiplier=m, noise=noise, rng=rng, sampler=sampler,
-        momentum=MOMENTUM)
+        learning_rate=lr, noise=spec, rng=rng, momentum=MOMENTUM)
 
 
 def _base(algorithm, common, rng):
@@ -39,45 +38,42 @@ def _base(algorithm, common, rng):
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
-                sampler="discrete", mechanism="tree"):
+                mechanism="tree"):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
-    Every multiplier comes from :meth:`NoiseSpec.calibrated`. ``sampler``
-    picks the float or the hardened discrete noise path; ``mechanism`` the
-    prefix sums' release of ftal / ftrl ("tree" or "blt").
+    ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
+    and sampler (its multiplier is not used): every algorithm gets the spec
+    :meth:`NoiseSpec.calibrated` returns for its own mechanism.
+    ``mechanism`` picks the prefix sums' release of ftal / ftrl ("tree" or
+    "blt").
     """
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=horizon)
     if algorithm == "noisy-gd":
         del calibration, feedback  # one calibration; full gradients
         common.pop("radius")  # unconstrained: its gradients are bounded everywhere
-        return _noisy_gd(**common, epsilon=epsilon, delta=delta, noise=noise, rng=rng,
-                         sampler=sampler)
+        return _noisy_gd(**common, epsilon=epsilon, delta=delta, noise=noise, rng=rng)
     if algorithm in ("igd", "giga"):
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
-                                  delta=delta, noise=noise, calibration=calibration, rng=rng,
-                                  sampler=sampler)
+                                  delta=delta, noise=noise, calibration=calibration, rng=rng)
     if algorithm in ("ftal", "ftrl"):
         if calibration == "paper":
             # seed 001's TBAP: pure-DP L2-Laplace nodes, epsilon split over the levels
-            noise = "laplace"
-        m = NoiseSpec.calibrated(
-            epsilon, delta, family=noise, sampler=sampler,
-            make_event=lambda m: prefix_sum_event(mechanism, noise_multiplier=m,
-                                                  horizon=horizon, noise=noise,
-                                                  sampler=sampler)).multiplier
-        return PrivateFTAL(**common, noise_multiplier=m, noise=noise, rng=rng,
-                           centre="published" if algorithm == "ftrl" else "origin",
-                           sampler=sampler, mechanism=mechanism)
+            noise = NoiseSpec("laplace", noise.sampler)
+        spec = NoiseSpec.calibrated(
+            epsilon, delta, family=noise.family, sampler=noise.sampler,
+            make_event=lambda m: prefix_sum_event(mechanism, horizon=horizon,
+                                                  noise=noise.with_multiplier(m)))
+        return PrivateFTAL(**common, noise=spec, rng=rng, mechanism=mechanism,
+                           centre="published" if algorithm == "ftrl" else "origin")
     if algorithm == "mi-ogd":
-        m = NoiseSpec.calibrated(epsilon, delta, family=noise, sampler=sampler).multiplier
-        return MutualInformationOGD(**common, feedback=feedback, noise_multiplier=m,
-                                    noise=noise, rng=rng, sampler=sampler)
+        spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
+        return MutualInformationOGD(**common, feedback=feedback, noise=spec, rng=rng)
     raise ValueError(f"unknown algorithm {algorithm!r}.")
 
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
-             epsilon, delta, noise, calibration, feedback, rng, sampler="discrete"):
+             epsilon, delta, noise, calibration, feedback, rng):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd.
 
@@ -91,11 +87,10 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
         common["horizon"] = 1
     if algorithm in ("mi-ogd", "noisy-gd"):
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
-                             calibration=calibration, feedback=feedback, rng=rng,
-                             sampler=sampler)
+                             calibration=calibration, feedback=feedback, rng=rng)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
     base = _base("giga" if algorithm == "giga" else "igd", common, rng)
     W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
-                               rng=rng, calibration=calibration, sampler=sampler)
+                               rng=rng, calibration=calibration)
     return W, event, None

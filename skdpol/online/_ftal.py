@@ -50,15 +50,13 @@ class PrivateFTAL(RoundBuffer):
     batch_size : int
     horizon : int or None
         Rounds (tree leaves) planned.
-    noise_multiplier : float
-        Tree node noise in units of the leaf sensitivity 2 L.
-    noise : {"gaussian", "laplace"}
+    noise : NoiseSpec
+        Family, sampler and multiplier of the tree node noise (multiplier in
+        units of the leaf sensitivity 2 L; see :class:`~skdpol.mechanisms.NoiseSpec`).
     rng : numpy.random.Generator
     centre : {"origin", "published"}
         Where the quadratic surrogates are centred: PFTAL on the penalised
         loss ("origin", the seed), or FTRL-Proximal ("published").
-    sampler : {"discrete", "float"}, default="discrete"
-        Node noise of the tree (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
     mechanism : {"tree", "blt"}, default="tree"
         How the prefix sums are released: the binary tree of the seeds, or a
         BLT factorisation (:class:`~skdpol.mechanisms.BLTPrefixSum`, a known
@@ -66,8 +64,7 @@ class PrivateFTAL(RoundBuffer):
     """
 
     def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
-                 horizon=None, noise_multiplier, noise="gaussian", rng, centre="origin",
-                 sampler="discrete", mechanism="tree"):
+                 horizon=None, noise, rng, centre="origin", mechanism="tree"):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -76,8 +73,7 @@ class PrivateFTAL(RoundBuffer):
         self.lipschitz = loss.lipschitz(row_bound, radius)
         self._tree = prefix_sum_mechanism(
             mechanism, dim=self.n_outputs * self.n_features, sensitivity=2.0 * self.lipschitz,
-            noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
-            sampler=sampler,
+            noise=noise, horizon=horizon, rng=rng,
             # a leaf sums batch_size gradients of norm <= lipschitz
             leaf_bound=self.batch_size * self.lipschitz,
         )

@@ -55,7 +55,6 @@ import scipy.linalg
 from ..mechanisms import (
     GaussianMechanism,
     L2LaplaceMechanism,
-    noise_event,
     pack_symmetric,
     packed_dim,
     unpack_symmetric,
@@ -184,14 +183,15 @@ class PrivateQuadraticFTL:
         Strong-convexity weight per row.
     row_bound, label_bound : float
         R and M: the clipping bounds the rows and labels satisfy.
-    noise_multiplier : float
-        Node noise in units of the joint sensitivity (see module notes).
+    noise : NoiseSpec
+        Family, sampler and multiplier of the node noise (multiplier in units
+        of the joint sensitivity, see module notes; the discrete sampler
+        rounds each round's leaf on its own).
     horizon : int or None
         Planned number of rounds, None for unbounded.
     batch_size : int
         Rows per round (a leaf of the tree); rows of an incomplete round wait
         (exactly, as curator state) until the round completes.
-    noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
     V_scale, u_scale : float or None
         Leaf block scales; None means :func:`default_scales` (joint
@@ -199,17 +199,13 @@ class PrivateQuadraticFTL:
     intercept : float or None
         Value of a constant column appended to every row (the last model
         coordinate); ``row_bound`` must already include it.
-    sampler : {"discrete", "float"}, default="discrete"
-        Node noise of the tree; the discrete path rounds each round's leaf
-        on its own (see :class:`~skdpol.mechanisms.PrivatePrefixSum`).
     mechanism : {"tree", "blt"}, default="tree"
         The prefix sums' release (:func:`~skdpol.mechanisms._prefix.prefix_sum_mechanism`).
     """
 
     def __init__(self, *, n_features, alpha, row_bound, label_bound,
-                 noise_multiplier, horizon, batch_size=1, noise="gaussian",
-                 rng, V_scale=None, u_scale=None, intercept=None, sampler="discrete",
-                 mechanism="tree"):
+                 noise, horizon, batch_size=1, rng, V_scale=None, u_scale=None,
+                 intercept=None, mechanism="tree"):
         self.n_features = int(n_features)
         self.intercept = intercept
         self.alpha = float(alpha)
@@ -226,8 +222,7 @@ class PrivateQuadraticFTL:
                                            row_bound * label_bound / self.u_scale)
         self._tree = prefix_sum_mechanism(
             mechanism, dim=self._k + self.n_features, sensitivity=self.sensitivity,
-            noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
-            sampler=sampler, leaf_bound=leaf_bound,
+            noise=noise, horizon=horizon, rng=rng, leaf_bound=leaf_bound,
         )
         self._pending = np.zeros(self._k + self.n_features)
         self._n_pending = 0
@@ -355,10 +350,12 @@ class PrivateQuadraticFTL:
         return self._tree.event(self.n_rounds if n_rounds is None else n_rounds)
 
 
-def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
-                   noise="gaussian", rng, V_scale=None, u_scale=None, intercept=None,
-                   sampler="discrete"):
+def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise, rng, V_scale=None,
+                   u_scale=None, intercept=None):
     """One private release of the ridge model on all rows (``fit``'s path).
+
+    ``noise`` is the :class:`~skdpol.mechanisms.NoiseSpec` of the release
+    (multiplier in units of the joint sensitivity).
 
     One noisy copy of the leaf sum z (see the module notes) instead of a tree:
     the same joint sensitivity, no log T levels to pay for.
@@ -373,19 +370,19 @@ def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
     u_scale = u_scale or default_u
     sens = joint_sensitivity(row_bound, label_bound, V_scale, u_scale)
     z = _leaf_sum(X, y, V_scale, u_scale, intercept)
-    if noise == "gaussian":
-        mech = GaussianMechanism(sensitivity=sens, noise_multiplier=noise_multiplier, rng=rng,
-                                 sampler=sampler)
+    if noise.gaussian:
+        mech = GaussianMechanism(sensitivity=sens, noise_multiplier=noise.multiplier, rng=rng,
+                                 sampler=noise.sampler)
     else:
-        mech = L2LaplaceMechanism(sensitivity=sens, epsilon=1.0 / noise_multiplier, rng=rng,
-                                  sampler=sampler)
+        mech = L2LaplaceMechanism(sensitivity=sens, epsilon=1.0 / noise.multiplier, rng=rng,
+                                  sampler=noise.sampler)
     z_hat = mech.randomise(z)
     d = X.shape[1] + (intercept is not None)
     k = packed_dim(d)
     V = unpack_symmetric(z_hat[:k], d) * V_scale
-    if noise == "gaussian":
+    if noise.gaussian:
         std = mech.noise_std
-    elif sampler == "discrete":  # per-coordinate discrete Laplace on the L1 bound
+    elif noise.discrete:  # per-coordinate discrete Laplace on the L1 bound
         std = mech.scale * np.sqrt(2.0 * z.size)
     else:
         std = mech.scale * np.sqrt(z.size + 1)
@@ -395,6 +392,6 @@ def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise_multiplier,
     return shrink_ridge(coef, u, (std * u_scale) ** 2), mech.event
 
 
-def one_shot_event(noise_multiplier, noise, sampler="discrete"):
-    """Event of :func:`one_shot_ridge` for a given multiplier (for calibration)."""
-    return noise_event(noise_multiplier, noise, sampler)
+def one_shot_event(noise):
+    """Event of :func:`one_shot_ridge` with noise ``noise`` (a NoiseSpec; for calibration)."""
+    return noise.event()

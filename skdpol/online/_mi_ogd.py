@@ -40,7 +40,7 @@ import math
 import numpy as np
 from dp_accounting import NoOpDpEvent
 
-from ..mechanisms import NoiseSpec, sample_l2_laplace
+from ..mechanisms import sample_l2_laplace
 from ._rounds import RoundBuffer, project_ball
 
 
@@ -52,21 +52,22 @@ class MutualInformationOGD(RoundBuffer):
     loss, n_features, radius, alpha, row_bound, batch_size, horizon :
         As for :class:`PrivateFTAL` (``horizon`` in rounds).
     feedback : {"full", "bandit"}
-    noise_multiplier : float
-        Per-row noise in units of the per-row sensitivity (0: no noise).
-    noise : {"gaussian", "laplace"}
+    noise : NoiseSpec
+        Family, sampler and multiplier of the per-row noise (multiplier in
+        units of the per-row sensitivity; 0: no noise).
     rng : numpy.random.Generator
-    sampler : {"discrete", "float"}, default="discrete"
-        ``"discrete"``: the round's gradient sum gets one exact discrete
-        noise draw (:func:`skdpol.mechanisms.perturb`) whose multiplier,
-        sqrt(sum of the rows' noise variances) over the largest row
-        sensitivity, is >= ``noise_multiplier``: each row keeps at least its
-        guarantee.
+
+    Notes
+    -----
+    With the discrete sampler (``noise.sampler == "discrete"``) the round's
+    gradient sum gets one exact discrete noise draw
+    (:func:`skdpol.mechanisms.perturb`) whose multiplier, sqrt(sum of the
+    rows' noise variances) over the largest row sensitivity, is >=
+    ``noise.multiplier``: each row keeps at least its guarantee.
     """
 
     def __init__(self, *, loss, n_features, radius, alpha, row_bound, batch_size=1,
-                 horizon=None, feedback="full", noise_multiplier, noise="gaussian", rng,
-                 sampler="discrete"):
+                 horizon=None, feedback="full", noise, rng):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         if feedback not in ("full", "bandit"):
@@ -76,7 +77,7 @@ class MutualInformationOGD(RoundBuffer):
         self.alpha = float(alpha)
         self.row_bound = float(row_bound)
         self.feedback = feedback
-        self._spec = NoiseSpec(noise, sampler, float(noise_multiplier))
+        self._spec = noise
         self._rng = rng
         self.lipschitz = loss.lipschitz(row_bound, radius)
         self.dim = self.n_outputs * self.n_features
@@ -139,14 +140,14 @@ class MutualInformationOGD(RoundBuffer):
         draws = sample_l2_laplace(self._rng, self.dim, 1.0, size=scales.size)
         return (scales @ draws).reshape(shape)
 
-    # the noise is one NoiseSpec (family, sampler, multiplier); these name its parts
+    # the noise is one NoiseSpec (family, sampler, multiplier); these read its parts
+    @property
+    def noise(self):
+        return self._spec
+
     @property
     def noise_multiplier(self):
         return self._spec.multiplier
-
-    @property
-    def noise(self):
-        return self._spec.family
 
     @property
     def sampler(self):

@@ -54,7 +54,6 @@ import numpy as np
 from dp_accounting import NoOpDpEvent, SelfComposedDpEvent
 
 from ..accounting import gaussian_mu_for_budget
-from ..mechanisms import NoiseSpec, noise_event
 from ..mechanisms._noise import DiscreteNoisePool
 from ..losses._linear import HuberLoss
 from ._rounds import RoundBuffer
@@ -108,11 +107,12 @@ def steps_per_round(batch_size, max_iter):
     return int(min(max_iter, max(1, math.ceil(batch_size / ROWS_PER_STEP))))
 
 
-def round_event(noise_multiplier, n_steps, noise="gaussian", sampler="discrete"):
-    """Cost of one round (and so of a whole stream of disjoint rounds)."""
-    if noise_multiplier == 0:
+def round_event(noise, n_steps):
+    """Cost of one round (and so of a whole stream of disjoint rounds): its
+    ``n_steps`` steps, each one release of ``noise`` (a NoiseSpec)."""
+    if noise.noiseless:
         return NoOpDpEvent()
-    return SelfComposedDpEvent(noise_event(noise_multiplier, noise, sampler), n_steps)
+    return SelfComposedDpEvent(noise.event(), n_steps)
 
 
 class NoisyGradientDescent(RoundBuffer):
@@ -132,11 +132,10 @@ class NoisyGradientDescent(RoundBuffer):
         Rounds allowed (None: unbounded; the cost does not grow with rounds).
     max_iter : int
         Upper bound on the steps per round (see :func:`steps_per_round`).
-    noise_multiplier : float
-        Per-step noise over the step's sensitivity (0: no noise).
-    noise : {"gaussian", "laplace"}
+    noise : NoiseSpec
+        Family, sampler and multiplier of the per-step noise (multiplier over
+        the step's sensitivity; 0: no noise).
     rng : numpy.random.Generator
-    sampler : {"discrete", "float"}, default="discrete"
     momentum : float, default=0.9
     residual_bound : float or None, default=None
         C of the Huber loss used when ``loss`` is None (the kernel model's
@@ -154,19 +153,20 @@ class NoisyGradientDescent(RoundBuffer):
     Examples
     --------
     >>> import numpy as np
+    >>> from skdpol.mechanisms import NoiseSpec
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(5000, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = X @ np.array([1.0, -2.0, 0.5])
     >>> gd = NoisyGradientDescent(n_features=3, row_bound=1.0, residual_bound=1.0,
     ...                           alpha=0.0, batch_size=5000, horizon=None, max_iter=100,
-    ...                           noise_multiplier=0.0, noise="gaussian", rng=rng)
+    ...                           noise=NoiseSpec(), rng=rng)
     >>> gd.learn(X, y)
     >>> np.round(gd.published, 2)
     array([[ 1. , -2. ,  0.5]])
     """
 
     def __init__(self, *, n_features, row_bound, alpha, batch_size, horizon, max_iter,
-                 noise_multiplier, noise, rng, sampler="discrete", momentum=0.9,
+                 noise, rng, momentum=0.9,
                  residual_bound=None, loss=None, n_steps=None, learning_rate=None):
         if (loss is None) == (residual_bound is None):
             raise ValueError("give exactly one of loss and residual_bound.")
@@ -183,7 +183,7 @@ class NoisyGradientDescent(RoundBuffer):
         self.alpha = float(alpha)
         self.n_steps = (steps_per_round(self.batch_size, max_iter) if n_steps is None
                         else int(min(max_iter, max(1, n_steps))))
-        self._spec = NoiseSpec(noise, sampler, float(noise_multiplier))
+        self._spec = noise
         self.momentum = float(momentum)
         self.lr = (LR_SCALE / (self.loss.smoothness(self.row_bound) + self.alpha)
                    if learning_rate is None else float(learning_rate))
@@ -208,14 +208,14 @@ class NoisyGradientDescent(RoundBuffer):
     def _publish(self):
         pass  # the iterate after a round *is* the release: every step was noised
 
-    # the noise is one NoiseSpec (family, sampler, multiplier); these name its parts
+    # the noise is one NoiseSpec (family, sampler, multiplier); these read its parts
+    @property
+    def noise(self):
+        return self._spec
+
     @property
     def noise_multiplier(self):
         return self._spec.multiplier
-
-    @property
-    def noise(self):
-        return self._spec.family
 
     @property
     def sampler(self):
@@ -225,7 +225,7 @@ class NoisyGradientDescent(RoundBuffer):
         """Cost of everything released so far: one round (rounds are disjoint)."""
         if self.n_rounds == 0:
             return NoOpDpEvent()
-        return round_event(self.noise_multiplier, self.n_steps, self.noise, self.sampler)
+        return round_event(self._spec, self.n_steps)
 
     def _gradient_sum(self, W, X, y):
         """sum_i l'(W v_i, y_i) v_i^T, shape (k, d)."""
@@ -242,7 +242,7 @@ class NoisyGradientDescent(RoundBuffer):
             # the K steps' noise does not depend on the iterates: one exact draw
             pool = DiscreteNoisePool(count=self.n_steps, dim=W.size,
                                      sensitivity=self.sensitivity,
-                                     multiplier=self.noise_multiplier, noise=self.noise,
+                                     multiplier=self.noise_multiplier, noise=self._spec.family,
                                      rng=self._rng)
         for _ in range(self.n_steps):
             ahead = W + mu * V

@@ -74,18 +74,17 @@ class OutputPerturbation:
         Its iterate and ``sensitivity()``; curator state.
     epsilon, delta : float
         Budget of the whole stream (``epsilon=inf``: no noise).
-    noise : {"gaussian", "laplace"}
+    noise : NoiseSpec
+        Family and sampler of the releases' noise (its multiplier is not
+        used: the releases are calibrated here from the budget). Discrete
+        Gaussian releases (:func:`skdpol.mechanisms.perturb`) are accounted
+        as zCDP (their rhos add up).
     calibration : {"tight", "paper"}
     rng : numpy.random.Generator
         Curator state.
-    sampler : {"discrete", "float"}, default="discrete"
-        Floating-point noise, or the hardened exact discrete noise
-        (:func:`skdpol.mechanisms.perturb`); discrete Gaussian releases are
-        accounted as zCDP (their rhos add up).
     """
 
-    def __init__(self, base, *, epsilon, delta, noise, calibration="tight", rng,
-                 sampler="discrete"):
+    def __init__(self, base, *, epsilon, delta, noise, calibration="tight", rng):
         self.base = base
         self._rng = rng
         self._mu2 = 0.0  # sum of 1 / m_t^2 (Gaussian releases)
@@ -96,15 +95,16 @@ class OutputPerturbation:
         T = None if base.horizon is None else max(base.horizon - base.free_rounds, 1)
         self._count = T
         if calibration == "paper" and not math.isinf(epsilon):
-            self._spec = NoiseSpec(noise, sampler, paper_multiplier(epsilon, delta, T))
+            self._spec = noise.with_multiplier(paper_multiplier(epsilon, delta, T))
         else:  # T releases (an unbounded stream: the weights make them cost one)
-            self._spec = NoiseSpec.calibrated(epsilon, delta, family=noise, sampler=sampler,
+            self._spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family,
+                                              sampler=noise.sampler,
                                               releases=1 if T is None else T)
         self._m = self._spec.multiplier
 
     @property
     def noise(self):
-        return self._spec.family
+        return self._spec
 
     @property
     def sampler(self):
@@ -176,9 +176,11 @@ def paper_offline_multiplier(epsilon, delta):
     return math.sqrt(2.0 * (math.log(1.0 / delta) + epsilon)) / epsilon
 
 
-def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tight",
-                    sampler="discrete"):
+def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tight"):
     """POL: one pass of ``base``, then one noisy release of the averaged iterate.
+
+    ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family and
+    sampler (the release is calibrated here from the budget).
 
     The tight calibration averages the last half of the iterates (suffix
     averaging): early iterates are the least accurate and the most
@@ -207,8 +209,8 @@ def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tigh
     if math.isinf(epsilon):
         return mean, NoOpDpEvent()
     if calibration == "paper":
-        spec = NoiseSpec(noise, sampler, paper_offline_multiplier(epsilon, delta))
+        spec = noise.with_multiplier(paper_offline_multiplier(epsilon, delta))
     else:
-        spec = NoiseSpec.calibrated(epsilon, delta, family=noise, sampler=sampler)
+        spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
     noisy = spec.perturb(mean, sens, rng)
     return project_ball(noisy, base.radius), spec.event()

@@ -38,6 +38,7 @@ from ..datasets import make_online_classification
 from ..exceptions import PrivacyLeakWarning
 from ..linear_model import PrivateOnlineLogistic
 from ..losses import LogisticLoss
+from ..mechanisms import NoiseSpec
 from ..online._gradient import ImplicitGD
 from ..online._pocp import OutputPerturbation, paper_multiplier
 from ..online._rounds import project_ball
@@ -107,8 +108,8 @@ def _one_run(r, n_samples, epsilons, delta):
         Z = rng.standard_normal(W.shape)
         for cal in ("paper", "tight"):
             m = OutputPerturbation(ImplicitGD(**params), epsilon=eps, delta=delta,
-                                   noise="gaussian", calibration=cal, rng=None,
-                                   sampler="float")._m  # the seed's Gaussian noise
+                                   noise=NoiseSpec("gaussian", "float"), calibration=cal,
+                                   rng=None)._m  # the seed's Gaussian noise
             row[f"m_{cal}"] = m
             row[f"pigd_{cal}"] = _accuracy(project_ball(W + m * sens * Z, base.radius),
                                            Xa_test, y_test_pm1)

@@ -109,8 +109,9 @@ class SubmodularPFTAL(RoundBuffer):
         ``cost.bound(n_items)`` (built-in costs).
     alpha : float
         Strong-convexity weight; the step is 1 / (alpha t).
-    noise_multiplier : float
-        Tree node noise in units of the leaf sensitivity.
+    noise : NoiseSpec
+        Family, sampler and multiplier of the node noise (multiplier in units
+        of the leaf sensitivity; see :class:`~skdpol.mechanisms.NoiseSpec`).
     feedback : {"full", "bandit"}
     mu : float, default=0.1
         Bandit exploration in (0, 1]: the weight of uniform exploration
@@ -121,9 +122,7 @@ class SubmodularPFTAL(RoundBuffer):
         feedback every row (visitor) of a round plays its own set, drawn
         from the round's point.
     horizon : int or None
-    noise : {"gaussian", "laplace"}
     rng : numpy.random.Generator
-    sampler : {"discrete", "float"}, default="discrete"
     leaf_bound : {"auto", "range", "modular"}
         "auto" is "modular" for a built-in cost (one with ``public`` and
         ``modular`` parts), "range" otherwise. Under bandit feedback it also
@@ -145,18 +144,19 @@ class SubmodularPFTAL(RoundBuffer):
     Examples
     --------
     >>> import numpy as np
+    >>> from skdpol.mechanisms import NoiseSpec
     >>> from skdpol.submodular import ConcaveMassCost, SubmodularPFTAL
     >>> rng = np.random.default_rng(0)
     >>> learner = SubmodularPFTAL(n_items=3, cost=ConcaveMassCost(), alpha=0.2,
-    ...                           noise_multiplier=0.0, rng=rng)
+    ...                           noise=NoiseSpec(), rng=rng)
     >>> learner.learn(np.tile([1.0, -1.0, 1.0], (50, 1)))
     >>> learner.x.tolist(), learner.selected.tolist()
     ([1.0, 0.0, 1.0], [True, False, True])
     """
 
-    def __init__(self, *, n_items, cost=None, cost_bound=None, alpha, noise_multiplier,
-                 feedback="full", mu=0.1, batch_size=1, horizon=None, noise="gaussian",
-                 rng, sampler="discrete", leaf_bound="auto", mechanism="tree"):
+    def __init__(self, *, n_items, cost=None, cost_bound=None, alpha, noise,
+                 feedback="full", mu=0.1, batch_size=1, horizon=None, rng,
+                 leaf_bound="auto", mechanism="tree"):
         super().__init__(n_features=n_items, n_outputs=1, batch_size=batch_size,
                          horizon=horizon)
         if feedback not in ("full", "bandit"):
@@ -200,8 +200,7 @@ class SubmodularPFTAL(RoundBuffer):
         # public part dh_L(x_t) is summed exactly outside the mechanism.
         self._tree = prefix_sum_mechanism(
             mechanism, dim=self.n_features, sensitivity=self.sensitivity,
-            noise_multiplier=noise_multiplier, horizon=horizon, noise=noise, rng=rng,
-            sampler=sampler, leaf_bound=self.leaf_norm)
+            noise=noise, horizon=horizon, rng=rng, leaf_bound=self.leaf_norm)
         self.x = np.zeros(self.n_features)  # argmin of the regulariser alone
         self._public_sum = np.zeros(self.n_features)  # bandit "modular": sum of dh_L(x_tau)
         self._live = ()  # estimates of the current round's visitors (secret until it completes)
