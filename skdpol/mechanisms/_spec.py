@@ -165,3 +165,24 @@ class NoiseSpec:
         m = calibrate_noise_multiplier(make_event, epsilon,
                                        0.0 if family == "laplace" else delta)
         return spec.with_multiplier(m)
+
+
+class HoldsNoiseSpec:
+    """Read-only views of an algorithm's noise, held as one ``self._spec``.
+
+    The algorithms that keep a :class:`NoiseSpec` (MI-OGD, noisy GD, output
+    perturbation) expose its parts under the names the estimators and tests
+    read, instead of each repeating the same three properties.
+    """
+
+    @property
+    def noise(self):
+        return self._spec
+
+    @property
+    def noise_multiplier(self):
+        return self._spec.multiplier
+
+    @property
+    def sampler(self):
+        return self._spec.sampler

@@ -41,10 +41,11 @@ import numpy as np
 from dp_accounting import NoOpDpEvent
 
 from ..mechanisms import sample_l2_laplace
+from ..mechanisms._spec import HoldsNoiseSpec
 from ._rounds import RoundBuffer, project_ball
 
 
-class MutualInformationOGD(RoundBuffer):
+class MutualInformationOGD(HoldsNoiseSpec, RoundBuffer):
     """Seed 000's noisy-gradient dual averaging, full information or bandit.
 
     Parameters
@@ -139,19 +140,6 @@ class MutualInformationOGD(RoundBuffer):
             return self._rng.normal(0.0, std, size=shape)
         draws = sample_l2_laplace(self._rng, self.dim, 1.0, size=scales.size)
         return (scales @ draws).reshape(shape)
-
-    # the noise is one NoiseSpec (family, sampler, multiplier); these read its parts
-    @property
-    def noise(self):
-        return self._spec
-
-    @property
-    def noise_multiplier(self):
-        return self._spec.multiplier
-
-    @property
-    def sampler(self):
-        return self._spec.sampler
 
     def event(self):
         """One mechanism per row, each row in one: the cost of one."""

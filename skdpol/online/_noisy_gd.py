@@ -55,6 +55,7 @@ from dp_accounting import NoOpDpEvent, SelfComposedDpEvent
 
 from ..accounting import gaussian_mu_for_budget
 from ..mechanisms._noise import DiscreteNoisePool
+from ..mechanisms._spec import HoldsNoiseSpec
 from ..losses._linear import HuberLoss
 from ._rounds import RoundBuffer
 
@@ -115,7 +116,7 @@ def round_event(noise, n_steps):
     return SelfComposedDpEvent(noise.event(), n_steps)
 
 
-class NoisyGradientDescent(RoundBuffer):
+class NoisyGradientDescent(HoldsNoiseSpec, RoundBuffer):
     """Rounds of noisy Nesterov gradient descent on a loss with bounded derivative.
 
     Parameters
@@ -207,19 +208,6 @@ class NoisyGradientDescent(RoundBuffer):
 
     def _publish(self):
         pass  # the iterate after a round *is* the release: every step was noised
-
-    # the noise is one NoiseSpec (family, sampler, multiplier); these read its parts
-    @property
-    def noise(self):
-        return self._spec
-
-    @property
-    def noise_multiplier(self):
-        return self._spec.multiplier
-
-    @property
-    def sampler(self):
-        return self._spec.sampler
 
     def event(self):
         """Cost of everything released so far: one round (rounds are disjoint)."""

@@ -44,6 +44,7 @@ from dp_accounting import GaussianDpEvent, NoOpDpEvent, ZCDpEvent
 
 from ..accounting import pure_dp_event
 from ..mechanisms import NoiseSpec
+from ..mechanisms._spec import HoldsNoiseSpec
 from ._rounds import project_ball
 
 # an upper bound on sum_{n >= 2} 1 / (n ln^2 n): the first 10^7 terms plus
@@ -65,7 +66,7 @@ def paper_multiplier(epsilon, delta, n_rounds):
     return power * math.sqrt(2.0 / eps * (math.log(T / dlt) + math.sqrt(eps) / power))
 
 
-class OutputPerturbation:
+class OutputPerturbation(HoldsNoiseSpec):
     """POCP: publish noisy copies of a base algorithm's iterates.
 
     Parameters
@@ -101,14 +102,6 @@ class OutputPerturbation:
                                               sampler=noise.sampler,
                                               releases=1 if T is None else T)
         self._m = self._spec.multiplier
-
-    @property
-    def noise(self):
-        return self._spec
-
-    @property
-    def sampler(self):
-        return self._spec.sampler
 
     @property
     def n_rounds(self):
