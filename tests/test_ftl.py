@@ -152,12 +152,57 @@ def test_regret_grows_polylogarithmically_not_like_sqrt_t():
     assert increments[-1] < increments[0]
 
 
-def test_intercept_column_folded_in_analytically_equals_appending_it():
-    from skdpol.online._ftl import _leaf_sum, _with_intercept
-    X, y = _data(n=200)
-    folded = _leaf_sum(X, y, 2.0, 3.0, intercept=1.7)
-    explicit = _leaf_sum(_with_intercept(X, 1.7), y, 2.0, 3.0)
-    assert np.allclose(folded, explicit)
+def test_leaf_grid_sums_are_exact_and_keep_the_bounds():
+    from skdpol.online._ftl import LeafGrid, fixed_point_bits
+    rng = np.random.default_rng(3)
+    n, d = 5000, 7
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10.0, size=(n, 1))  # many rows clipped
+    y = rng.normal(size=n) * 4
+    grid = LeafGrid(rows_per_leaf=n, row_bound=np.sqrt(2.0), label_bound=1.0, intercept=1.0)
+    assert grid.bits == fixed_point_bits(n) == 20 and n * 4.0**grid.bits <= 2.0**53
+    A = grid.design(X, y, row_scale=0.5, label_scale=0.25)
+    # integers within the bounds, exactly: |label| <= 1, data part of norm <= 1 (unit 2)
+    top = 2.0**grid.bits
+    assert np.array_equal(A, np.trunc(A))
+    ints = A.astype(np.int64)
+    assert np.all(np.abs(ints[:, -1]) <= top)  # label unit 1
+    sq = (ints[:, :d] ** 2).sum(axis=1)  # exact int64 squared norms of the data part
+    assert np.all(sq <= int(top / 2) ** 2)  # radius 1 in units of 2: top / 2
+    assert sq.max() > 0.99 * (top / 2) ** 2  # clipped rows sit on the ball's edge
+    # truncation towards zero: each entry within one grid step of the clipped float row
+    unit = np.minimum(1.0, 1.0 / np.linalg.norm(X * 0.5, axis=1))[:, None]
+    assert np.all(np.abs(A[:, :d] / (top / 2) - X * 0.5 * unit) <= 2.0 / top)
+    # the Gram is exact: BLAS in any row order equals exact integer arithmetic
+    exact = [[sum(int(a) * int(b) for a, b in zip(ints[:, i], ints[:, j])) for j in range(d + 2)]
+             for i in range(3)]
+    G = A.T @ A
+    assert np.array_equal(G[:3], np.array(exact, dtype=np.float64))
+    assert np.array_equal(A[::-1].T @ A[::-1], G)
+    perm = rng.permutation(n)
+    assert np.array_equal(A[perm].T @ A[perm], G)
+    assert np.array_equal(sum(A[i:i + 7].T @ A[i:i + 7] for i in range(0, n, 7)), G)
+
+
+def test_leaf_grid_matches_the_float_leaf_and_copes_with_overflow():
+    from skdpol.online._ftl import LeafGrid
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(300, 4)), rng.normal(size=300)
+    grid = LeafGrid(rows_per_leaf=300, row_bound=np.sqrt(2.0), label_bound=1.0, intercept=1.0)
+    leaf = grid.leaf(grid.design(X, y, row_scale=0.3, label_scale=0.5), 4.0, 3.0)
+    U = X * 0.3
+    U /= np.maximum(1.0, np.linalg.norm(U, axis=1))[:, None]
+    Xb, yu = np.hstack([U, np.ones((300, 1))]), np.clip(y * 0.5, -1, 1)
+    w = np.where(np.eye(5, dtype=bool), 1.0, np.sqrt(2.0))[np.triu_indices(5)]
+    V = (Xb.T @ Xb)[np.triu_indices(5)] * w
+    assert np.allclose(leaf, np.concatenate([V / 4.0, Xb.T @ yu / 3.0]), atol=1e-4)
+    # per-row leaves sum to the leaf
+    rows = grid.row_leaves(grid.design(X, y, row_scale=0.3, label_scale=0.5), 4.0, 3.0)
+    assert np.allclose(rows.sum(axis=0), leaf, rtol=0, atol=1e-12)
+    # rows whose scaling overflows are clipped along their infinite part
+    big = grid.design(np.array([[1e308, -1e308, 3.0, 0.0]]), np.array([1e308]), row_scale=10.0)
+    assert np.all(np.isfinite(big))
+    assert big[0, 0] == -big[0, 1] > 0 and big[0, 2] == 0 and big[0, -1] == 2.0**grid.bits
+
 
 
 def test_clip_rows_copies_only_when_it_clips():

@@ -94,13 +94,14 @@ class AlgorithmBuilderMixin:
                                  horizon=self._rounds(), rng=self._rng,
                                  mechanism=self._mechanism)
 
-    def _learn_gradient(self, Xa, ya, trace, algo=None):
+    def _learn_gradient(self, Xa, ya, trace, algo=None, **scales):
         """Feed a stream's algorithm (``self._algo`` by default): every one
         (RoundBuffer subclasses, POCP, PQFTL) takes ``learn(X, y, trace)`` and
-        returns, with ``trace``, the (n, k, d) models published before each row."""
+        returns, with ``trace``, the (n, k, d) models published before each row.
+        ``scales`` (PQFTL's ``row_scale``, ``label_scale``) go to ``learn``."""
         algo = self._algo if algo is None else algo
         algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
-        models = algo.learn(Xa, ya, trace=trace)
+        models = algo.learn(Xa, ya, trace=trace, **scales)
         self._releases += Xa.shape[0] if trace else 1
         return models
 

@@ -251,6 +251,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             return 1
         return super()._auto_round(n_rows)
 
+    def _unit_scales(self):
+        """PQFTL's ``row_scale`` and ``label_scale``: raw units to unit space."""
+        return {"row_scale": 1.0 / self._data_norm, "label_scale": 1.0 / self._y_bound}
+
     def _unit_labels(self, y):
         """Labels in unit space: y / y_bound clipped to [-1, 1]."""
         return clip_labels(y * (1.0 / self._y_bound), 1.0)
@@ -304,8 +308,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         if self._start_or_continue("_ftl", X.shape[0]):
             self._resolve_bounds(X, y)
             self._start_stream()
-        U, yu = self._unit_rows(X, intercept=False), self._unit_labels(y)
-        models = self._learn_gradient(U, yu, progressive, algo=self._ftl)
+        # PQFTL moves the raw rows to unit space itself, onto its exact grid
+        # (one copy of the chunk): rows X / data_norm clipped to norm 1,
+        # labels y / y_bound clipped to [-1, 1], as _unit_rows / _unit_labels
+        models = self._learn_gradient(X, y, progressive, algo=self._ftl, **self._unit_scales())
         self._record_algorithm(X.shape[0], self._ftl)
         return (None if models is None else models[:, 0, :]), X
 
@@ -351,10 +357,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         s_V, s_u, m = self._multiplier_and_scales(
             X.shape[0], lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
         coef, event = one_shot_ridge(
-            self._unit_rows(X, intercept=False), self._unit_labels(y),
-            alpha=self._alpha_for("ftl"), row_bound=self._row_bound, label_bound=1.0,
+            X, y, alpha=self._alpha_for("ftl"), row_bound=self._row_bound, label_bound=1.0,
             noise=self._noise_spec.with_multiplier(m), rng=self._rng, V_scale=s_V,
-            u_scale=s_u, intercept=self._intercept,
+            u_scale=s_u, intercept=self._intercept, **self._unit_scales(),
         )
         self._record_one_release(X.shape[0], coef, event)
 

@@ -48,6 +48,7 @@ sqrt(2 d) s approximates the spectral norm of the symmetric noise E.
 """
 
 import copy
+import math
 
 import numpy as np
 import scipy.linalg
@@ -151,24 +152,119 @@ def ridge_from_sums(V, u, n_rows, alpha, floor=0.0):
     return np.einsum("...ij,...j->...i", Q, inv * np.einsum("...ji,...j->...i", Q, u))
 
 
-def _leaf_sum(X, y, V_scale, u_scale, intercept=None):
-    """Sum of the leaves of rows ``X`` (with the constant column ``intercept``).
+# Exact leaf sums on a fixed-point grid
+# ------------------------------------
+# The sensitivity above is derived for exact sums. A float64 Gram of n rows
+# is not exact: its rounding error can reach ~ n 2^-53 times the sum of the
+# n products per entry (the summation order is the BLAS's, and with threads
+# it varies), which for a 10,000-row leaf exceeds the 1e-9 relative slack the
+# grid release allows for floating-point error. So a leaf's rows, constant
+# column and labels are first moved onto a grid, truncated towards zero
+# (which never increases a norm or a label's size: the clipping bounds
+# still hold, now exactly), and kept as integers of at most q bits: every
+# product is an integer of at most 2q bits and every partial sum over a
+# leaf of n rows an integer of magnitude <= n 2^(2q) <= 2^53, exactly
+# representable, so the Gram is exact whatever the order of the sums or the
+# number of threads (a BLAS sums the products; none numpy uses applies
+# Strassen-type algorithms). q = (53 - bitlength(n - 1)) // 2: 19 for a
+# 10,000-row leaf, 16 for a million, MAX_BITS for small leaves. Units are
+# powers of two at or above the bounds (rows R, labels M), so the scalings
+# are exact too, and the truncation moves an entry by less than 2^-q of its
+# unit (2e-6 for a 10,000-row leaf).
+MAX_BITS = 26
+_INSIDE = 1.0 - 2.0**-30  # clipped rows land strictly inside their ball (see design)
 
-    The constant column is folded in analytically rather than appended, which
-    would copy the chunk: its Gram entries are c * column sums and n c^2.
+
+def fixed_point_bits(rows_per_leaf):
+    """Bits q of the grid on which a leaf of ``rows_per_leaf`` rows is summed exactly."""
+    return min(MAX_BITS, (53 - (max(int(rows_per_leaf), 1) - 1).bit_length()) // 2)
+
+
+def _power_of_two_at_least(x):
+    return math.ldexp(1.0, math.ceil(math.log2(x))) if x > 0 else 1.0
+
+
+class LeafGrid:
+    """The fixed-point grid of PQFTL's leaves (see the notes above).
+
+    Rows (with the constant column ``intercept`` appended, norm <= ``row_bound``)
+    are stored in units of 2^-bits * U_R, labels (|y| <= ``label_bound``) in
+    units of 2^-bits * U_M, with U_R, U_M the powers of two at or above the
+    bounds: every stored entry is an integer of magnitude <= 2^bits.
     """
-    V, u = X.T @ X, X.T @ y
-    if intercept is not None:
-        col = intercept * X.sum(axis=0)
-        V = np.block([[V, col[:, None]], [col[None, :], X.shape[0] * intercept**2]])
-        u = np.append(u, intercept * y.sum())
-    return np.concatenate([pack_symmetric(V) / V_scale, u / u_scale])
 
+    def __init__(self, *, rows_per_leaf, row_bound, label_bound, intercept=None):
+        self.bits = fixed_point_bits(rows_per_leaf)
+        self.intercept = intercept
+        self.label_bound = float(label_bound)
+        # the data part's radius: the augmented row's bound less the constant column
+        self.radius = math.sqrt(max(row_bound**2 - (intercept or 0.0) ** 2, 0.0))
+        self.row_unit = _power_of_two_at_least(row_bound)
+        self.label_unit = _power_of_two_at_least(label_bound)
 
-def _with_intercept(X, intercept):
-    if intercept is None:
-        return X
-    return np.hstack([X, np.full((X.shape[0], 1), float(intercept))])
+    def design(self, X, y, *, row_scale=1.0, label_scale=1.0):
+        """The chunk as one array [rows | constant column | label] of grid integers.
+
+        Rows ``X * row_scale`` clipped to norm ``radius``, labels
+        ``y * label_scale`` clipped to [-label_bound, label_bound]: one copy of
+        the chunk. A clipped row is scaled to ``radius * (1 - 2^-30)`` before
+        truncation, so its norm stays within the radius despite the float
+        error of its computed norm; an unclipped row, whose computed norm may
+        err by an ulp, is truncated to an integer vector whose squared norm,
+        an integer, cannot exceed the squared radius in grid units by a
+        fraction (it is below 2^52).
+        """
+        X = np.asarray(X, dtype=np.float64)
+        n, d = X.shape
+        one = 2.0**self.bits
+        to_grid = one / self.row_unit
+        A = np.empty((n, d + (self.intercept is not None) + 1))
+        U = A[:, :d]
+        with np.errstate(over="ignore"):  # overflowed rows are clipped below
+            np.multiply(X, row_scale * to_grid, out=U)
+        limit = self.radius * to_grid
+        sq = np.einsum("ij,ij->i", U, U)
+        over = ~(sq <= limit * limit)  # validated rows hold no NaN; overflow to inf does reach here
+        if over.any():
+            rows = U[over]
+            inf = np.isinf(rows)  # the direction of an overflowed row is its infinite part's
+            with_inf = inf.any(axis=1)
+            rows[with_inf] = np.where(inf[with_inf], np.sign(rows[with_inf]), 0.0)
+            rows /= np.abs(rows).max(axis=1, keepdims=True)  # > 0 here: no overflow below
+            norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
+            U[over] = rows * (limit * _INSIDE / norms)
+        if self.intercept is not None:
+            A[:, d] = self.intercept * to_grid
+        label = A[:, -1]
+        with np.errstate(over="ignore"):  # clipped next
+            np.multiply(y, label_scale * one / self.label_unit, out=label)
+        top = self.label_bound * one / self.label_unit
+        np.clip(label, -top, top, out=label)
+        np.trunc(A, out=A)
+        return A
+
+    def _units(self):
+        """(V unit, u unit): the value of one grid integer product in each block."""
+        step = 2.0 ** (-2 * self.bits)
+        return step * self.row_unit**2, step * self.row_unit * self.label_unit
+
+    def leaf(self, A, V_scale, u_scale):
+        """The leaf [pack(V) / V_scale, u / u_scale] summed over the rows of a
+        design ``A``: one exact Gram ``A.T @ A``."""
+        G = A.T @ A
+        k = A.shape[1] - 1
+        v_unit, u_unit = self._units()
+        return np.concatenate([pack_symmetric(G[:k, :k]) * (v_unit / V_scale),
+                               G[:k, k] * (u_unit / u_scale)])
+
+    def row_leaves(self, A, V_scale, u_scale):
+        """One leaf per row of a design ``A``: each entry one exact product."""
+        k = A.shape[1] - 1
+        v_unit, u_unit = self._units()
+        Xb = A[:, :k]
+        outer = np.einsum("ni,nj->nij", Xb, Xb)
+        return np.concatenate([pack_symmetric(outer) * (v_unit / V_scale),
+                               Xb * A[:, k:] * (u_unit / u_scale)], axis=1)
 
 
 class PrivateQuadraticFTL:
@@ -224,6 +320,8 @@ class PrivateQuadraticFTL:
             mechanism, dim=self._k + self.n_features, sensitivity=self.sensitivity,
             noise=noise, horizon=horizon, rng=rng, leaf_bound=leaf_bound,
         )
+        self.grid = LeafGrid(rows_per_leaf=self.batch_size, row_bound=row_bound,
+                             label_bound=label_bound, intercept=intercept)
         self._pending = np.zeros(self._k + self.n_features)
         self._n_pending = 0
 
@@ -246,8 +344,10 @@ class PrivateQuadraticFTL:
     def check_room(self, n_rows):
         self._tree.check_room((self._n_pending + n_rows) // self.batch_size)
 
-    def learn(self, X, y, trace=False):
-        """Add clipped rows ``X`` with clipped labels ``y``.
+    def learn(self, X, y, trace=False, *, row_scale=1.0, label_scale=1.0):
+        """Add rows ``X * row_scale`` with labels ``y * label_scale`` (clipped
+        to the bounds on the way in: :meth:`LeafGrid.design`, one copy of the
+        chunk, so callers pass their raw rows and the scale to their units).
 
         The same call as the gradient family's (:meth:`RoundBuffer.learn`):
         with ``trace``, returns the model published just before each row,
@@ -255,40 +355,41 @@ class PrivateQuadraticFTL:
         otherwise None.
         """
         if trace:
-            return self.progressive_coefs(X, y)[:, None, :]
+            return self.progressive_coefs(X, y, row_scale=row_scale,
+                                          label_scale=label_scale)[:, None, :]
         self.check_room(X.shape[0])
+        self._learn_design(self.grid.design(X, y, row_scale=row_scale, label_scale=label_scale))
+
+    def _learn_design(self, A):
         b = self.batch_size
-        n_complete = (self._n_pending + X.shape[0]) // b
+        n_complete = (self._n_pending + A.shape[0]) // b
         split = max(n_complete * b - self._n_pending, 0)
         if n_complete and self._tree.one_leaf_at_a_time:  # each leaf rounded or encoded alone
             bounds = [0] + list(range(split - (n_complete - 1) * b, split + 1, b))
-            leaves = self._round_leaves(X, y, bounds)
+            leaves = self._round_leaves(A, bounds)
             leaves[0] += self._pending
             self._tree.add_leaves(leaves)
             self._pending = np.zeros_like(self._pending)
             self._n_pending = 0
         elif n_complete:
-            head = self._pending + self._leaf_sum(X[:split], y[:split])
+            head = self._pending + self._leaf_sum(A[:split])
             self._tree.add(head, n_complete)
             self._pending = np.zeros_like(self._pending)
             self._n_pending = 0
-        tail_X, tail_y = X[split:], y[split:]
-        if tail_X.shape[0]:
-            self._pending = self._pending + self._leaf_sum(tail_X, tail_y)
-            self._n_pending += tail_X.shape[0]
+        tail = A[split:]
+        if tail.shape[0]:
+            self._pending = self._pending + self._leaf_sum(tail)
+            self._n_pending += tail.shape[0]
 
-    def _leaf_sum(self, X, y):
-        return _leaf_sum(X, y, self.V_scale, self.u_scale, self.intercept)
+    def _leaf_sum(self, A):
+        return self.grid.leaf(A, self.V_scale, self.u_scale)
 
-    def _row_leaves(self, X, y):
+    def _row_leaves(self, A):
         """One leaf per row (n, k + d)."""
-        Xb = _with_intercept(X, self.intercept)
-        outer = np.einsum("ni,nj->nij", Xb, Xb)
-        return np.concatenate(
-            [pack_symmetric(outer) / self.V_scale, Xb * (y[:, None] / self.u_scale)], axis=1)
+        return self.grid.row_leaves(A, self.V_scale, self.u_scale)
 
-    def _round_leaves(self, X, y, bounds):
-        """The leaf of each round ``X[bounds[i]:bounds[i + 1]]``, one row per round.
+    def _round_leaves(self, A, bounds):
+        """The leaf of each round ``A[bounds[i]:bounds[i + 1]]``, one row per round.
 
         Small rounds: per-row leaves summed by round, in blocks of at most
         ~2^20 leaf entries (a Python loop over thousands of one-row rounds
@@ -296,14 +397,13 @@ class PrivateQuadraticFTL:
         """
         b = self.batch_size
         if b >= 64:
-            return np.stack([self._leaf_sum(X[lo:hi], y[lo:hi])
-                             for lo, hi in zip(bounds[:-1], bounds[1:])])
+            return np.stack([self._leaf_sum(A[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])])
         per_block = max(1, min(4096, 2**20 // (self._k + self.n_features)) // b)
         parts = []
         for i in range(0, len(bounds) - 1, per_block):
             idx = np.asarray(bounds[i:i + per_block + 1])
             lo, hi = idx[0], idx[-1]
-            leaves = self._row_leaves(X[lo:hi], y[lo:hi])
+            leaves = self._row_leaves(A[lo:hi])
             parts.append(np.add.reduceat(leaves, idx[:-1] - lo, axis=0))
         return np.concatenate(parts)
 
@@ -326,7 +426,7 @@ class PrivateQuadraticFTL:
         std = self._tree.noise_std_at(self.n_rounds)[0]
         return self._solve(self._tree.release(), self.n_rows_used, std)
 
-    def progressive_coefs(self, X, y, block=2048):
+    def progressive_coefs(self, X, y, block=2048, *, row_scale=1.0, label_scale=1.0):
         """For each row, the model published just before it; then learn the rows.
 
         Only for ``batch_size=1`` (every row is a round).  Returns (n, d).
@@ -336,7 +436,9 @@ class PrivateQuadraticFTL:
         self.check_room(X.shape[0])
         out = np.empty((X.shape[0], self.n_features))
         for start in range(0, X.shape[0], block):
-            leaves = self._row_leaves(X[start:start + block], y[start:start + block])
+            leaves = self._row_leaves(self.grid.design(
+                X[start:start + block], y[start:start + block],
+                row_scale=row_scale, label_scale=label_scale))
             times = self.n_rounds + np.arange(leaves.shape[0])
             z = self._tree.prefix_releases(leaves)
             coefs = self._solve(z, times.astype(float), self._tree.noise_std_at(times))
@@ -351,11 +453,12 @@ class PrivateQuadraticFTL:
 
 
 def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise, rng, V_scale=None,
-                   u_scale=None, intercept=None):
+                   u_scale=None, intercept=None, row_scale=1.0, label_scale=1.0):
     """One private release of the ridge model on all rows (``fit``'s path).
 
     ``noise`` is the :class:`~skdpol.mechanisms.NoiseSpec` of the release
-    (multiplier in units of the joint sensitivity).
+    (multiplier in units of the joint sensitivity). Rows are ``X * row_scale``
+    and labels ``y * label_scale``, clipped (:meth:`LeafGrid.design`).
 
     One noisy copy of the leaf sum z (see the module notes) instead of a tree:
     the same joint sensitivity, no log T levels to pay for.
@@ -369,7 +472,10 @@ def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise, rng, V_scale=N
     V_scale = V_scale or default_V
     u_scale = u_scale or default_u
     sens = joint_sensitivity(row_bound, label_bound, V_scale, u_scale)
-    z = _leaf_sum(X, y, V_scale, u_scale, intercept)
+    grid = LeafGrid(rows_per_leaf=X.shape[0], row_bound=row_bound, label_bound=label_bound,
+                    intercept=intercept)
+    z = grid.leaf(grid.design(X, y, row_scale=row_scale, label_scale=label_scale),
+                  V_scale, u_scale)
     if noise.gaussian:
         mech = GaussianMechanism(sensitivity=sens, noise_multiplier=noise.multiplier, rng=rng,
                                  sampler=noise.sampler)
