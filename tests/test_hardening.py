@@ -226,7 +226,7 @@ def test_a_fault_in_the_ftl_tree_leaves_the_state_as_it_was(monkeypatch):
     def failing_release(self):
         raise RuntimeError("injected fault")
 
-    monkeypatch.setattr(type(est._ftl), "release", failing_release)  # after the sums moved
+    monkeypatch.setattr(type(est._ftl), "deferred_release", failing_release)  # after the sums moved
     with pytest.raises(RuntimeError, match="injected fault"):
         est.partial_fit(X[1100:1900], y[1100:1900])
     monkeypatch.undo()
@@ -317,3 +317,17 @@ def test_warnings_do_not_echo_data():
         PrivateOnlineRegressor(random_state=0).partial_fit(X, y)
     assert caught and all(not _contains(str(w.message).encode(), PLANTED) for w in caught)
     assert all(issubclass(w.category, PrivacyLeakWarning) for w in caught)
+
+
+def test_row_clipping_survives_overflow_and_catches_nan():
+    from skdpol.utils._validation import clip_rows_in_place
+    U = np.array([[3.0, 4.0], [1e200, 1e200], [np.inf, 5.0], [0.3, 0.4]])
+    raw = np.array([[3.0, 4.0], [1e200, 1e200], [1e300, 5.0], [0.3, 0.4]])  # finite rows
+    out = clip_rows_in_place(U.copy(), 1.0, raw=raw)
+    assert np.allclose(np.linalg.norm(out, axis=1), [1.0, 1.0, 1.0, 0.5])
+    assert np.allclose(out[1], [np.sqrt(0.5), np.sqrt(0.5)])  # not zeroed by an inf norm
+    assert np.allclose(out[2], [1.0, 0.0])
+    with pytest.raises(ValueError, match="NaN"):
+        clip_rows_in_place(np.array([[np.nan, 1.0]]), 1.0)
+    with pytest.raises(ValueError, match="infinity"):
+        clip_rows_in_place(np.array([[np.inf, 1.0]]), 1.0)

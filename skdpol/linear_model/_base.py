@@ -18,6 +18,7 @@ from ..ledger import PrivacyLedger
 from ..ledger._hook import check_budget, record_release
 from ..utils import StreamMixin, row_norms_max, run_transaction
 from ..utils._stream import is_seeded
+from ..utils._validation import clip_rows_in_place
 from ..utils._warnings import user_stacklevel
 from ._algorithms import AlgorithmBuilderMixin
 
@@ -147,18 +148,15 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
 
     def _unit_rows(self, X, intercept=None):
         """Rows in unit space: X / data_norm clipped to norm 1 (one copy), plus
-        the constant column 1 when ``intercept`` (default: ``fit_intercept``)."""
+        the constant column 1 when ``intercept`` (default: ``fit_intercept``).
+        NaN or infinity in ``X`` raise scikit-learn's error."""
         intercept = self.fit_intercept if intercept is None else intercept
         d = X.shape[1]
         out = np.empty((X.shape[0], d + 1)) if intercept else np.empty_like(X, dtype=np.float64)
         np.multiply(X, 1.0 / self._data_norm, out=out[:, :d])
         if intercept:
             out[:, d] = 1.0
-        U = out[:, :d]
-        sq_norms = np.einsum("ij,ij->i", U, U)
-        over = sq_norms > 1.0
-        if over.any():
-            U[over] /= np.sqrt(sq_norms[over])[:, None]
+        clip_rows_in_place(out[:, :d], 1.0, raw=X)  # and NaN / inf in X raise here
         return out
 
     def _augment(self, X):
@@ -242,7 +240,7 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
 
     def _begin_one_release(self, n_rows):
         """``fit``: a new one-release stream; returns its round size."""
-        for name in ("_algo", "_ftl", "coef_", "intercept_", "n_samples_seen_",
+        for name in ("_algo", "_ftl", "coef_", "intercept_", "_published", "n_samples_seen_",
                      "privacy_spent_", "n_samples_waiting_", "batch_size_"):
             self.__dict__.pop(name, None)
         self._begin_stream(one_release=True)

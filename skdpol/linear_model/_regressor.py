@@ -14,6 +14,7 @@ from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one_shot_ridge
+from ..online._ftl import RidgeRelease
 from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
 from ..losses import SquaredLoss
@@ -28,6 +29,35 @@ DEFAULT_ALPHA = 1e-3
 
 
 @inject_docstring()
+class _Published:
+    """The regressor's published model in the user's units: a unit-space
+    release (an array, or a :class:`~skdpol.online._ftl.RidgeRelease` solved
+    on first read) and the public scales that map it back. Released
+    quantities only; it is computed once, when first read."""
+
+    def __init__(self, W, coef_scale, intercept_scale, fit_intercept):
+        if not isinstance(W, RidgeRelease):  # a copy: never an algorithm's own array
+            W = np.array(W, dtype=np.float64)
+        self.W, self.coef_scale, self.intercept_scale = W, coef_scale, intercept_scale
+        self.fit_intercept = bool(fit_intercept)
+        self._model = None
+
+    def __getstate__(self):
+        # the cache is not state: a pickle does not depend on whether it was read
+        return {**self.__dict__, "_model": None}
+
+    def model(self):
+        """(coef_, intercept_)."""
+        if self._model is None:
+            W = self.W.coef if isinstance(self.W, RidgeRelease) else self.W
+            W = np.atleast_2d(np.asarray(W, dtype=np.float64))
+            d = W.shape[1] - self.fit_intercept
+            coef = W[0, :d] * self.coef_scale
+            intercept = float(W[0, d] * self.intercept_scale) if self.fit_intercept else 0.0
+            self._model = (coef, intercept)
+        return self._model
+
+
 class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, RegressorMixin,
                              BaseEstimator):
     """Differentially private linear regression on a stream.
@@ -290,9 +320,27 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         return 1.0 if self.fit_intercept else None
 
     def _publish(self, coef):
-        coef, intercept = self._to_original_units(coef)  # FTL's (d,) or the gradient family's (1, d)
-        self.coef_ = coef[0]
-        self.intercept_ = float(intercept[0])
+        # FTL's (d,) or RidgeRelease, or the gradient family's (1, d): mapped
+        # to the user's units (and a RidgeRelease solved) when first read
+        self._published = _Published(coef, self._y_scale / self._data_norm, self._y_scale,
+                                     self.fit_intercept)
+
+    @property
+    def coef_(self):
+        return self._published_part(0)
+
+    @property
+    def intercept_(self):
+        return self._published_part(1)
+
+    def _published_part(self, i):
+        try:
+            published = self.__dict__["_published"]
+        except KeyError:  # unfitted: the attribute does not exist (hasattr is False)
+            name = ("coef_", "intercept_")[i]
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}") from None
+        return published.model()[i]
 
     # ----------------------------------------------------------- learning
     def _learn(self, X, y, progressive):
@@ -312,7 +360,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         # (one copy of the chunk): rows X / data_norm clipped to norm 1,
         # labels y / y_bound clipped to [-1, 1], as _unit_rows / _unit_labels
         models = self._learn_gradient(X, y, progressive, algo=self._ftl, **self._unit_scales())
-        self._record_algorithm(X.shape[0], self._ftl)
+        ftl = self._ftl  # its release is solved when first read (a stream read once pays once)
+        self._record_stream(X.shape[0], ftl.deferred_release(), ftl.event(), ftl.n_rows_used)
         return (None if models is None else models[:, 0, :]), X
 
     def _learn_other(self, X, y, progressive):

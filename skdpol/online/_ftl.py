@@ -61,6 +61,7 @@ from ..mechanisms import (
     unpack_symmetric,
 )
 from ..mechanisms._prefix import prefix_sum_mechanism
+from ..utils._validation import clip_rows_in_place
 
 _SQRT2 = np.sqrt(2.0)
 SHRINK_MARGIN = 2.0
@@ -207,12 +208,15 @@ class LeafGrid:
 
         Rows ``X * row_scale`` clipped to norm ``radius``, labels
         ``y * label_scale`` clipped to [-label_bound, label_bound]: one copy of
-        the chunk. A clipped row is scaled to ``radius * (1 - 2^-30)`` before
-        truncation, so its norm stays within the radius despite the float
-        error of its computed norm; an unclipped row, whose computed norm may
-        err by an ulp, is truncated to an integer vector whose squared norm,
-        an integer, cannot exceed the squared radius in grid units by a
-        fraction (it is below 2^52).
+        the chunk (NaN or infinity in ``X`` raise scikit-learn's error:
+        :func:`~skdpol.utils._validation.clip_rows_in_place`).
+
+        A clipped row is scaled to ``radius * (1 - 2^-30)`` before truncation,
+        so its norm stays within the radius despite the float error of its
+        computed norm; an unclipped row, whose computed norm may err by an
+        ulp, is truncated to an integer vector whose squared norm, an
+        integer, cannot exceed the squared radius in grid units by a fraction
+        (it is below 2^52).
         """
         X = np.asarray(X, dtype=np.float64)
         n, d = X.shape
@@ -222,17 +226,8 @@ class LeafGrid:
         U = A[:, :d]
         with np.errstate(over="ignore"):  # overflowed rows are clipped below
             np.multiply(X, row_scale * to_grid, out=U)
-        limit = self.radius * to_grid
-        sq = np.einsum("ij,ij->i", U, U)
-        over = ~(sq <= limit * limit)  # validated rows hold no NaN; overflow to inf does reach here
-        if over.any():
-            rows = U[over]
-            inf = np.isinf(rows)  # the direction of an overflowed row is its infinite part's
-            with_inf = inf.any(axis=1)
-            rows[with_inf] = np.where(inf[with_inf], np.sign(rows[with_inf]), 0.0)
-            rows /= np.abs(rows).max(axis=1, keepdims=True)  # > 0 here: no overflow below
-            norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
-            U[over] = rows * (limit * _INSIDE / norms)
+        # clipped rows land strictly inside (see above)
+        clip_rows_in_place(U, self.radius * to_grid, raw=X, shrink=_INSIDE)
         if self.intercept is not None:
             A[:, d] = self.intercept * to_grid
         label = A[:, -1]
@@ -408,11 +403,8 @@ class PrivateQuadraticFTL:
         return np.concatenate(parts)
 
     def _solve(self, z, n_rows, noise_std):
-        V = unpack_symmetric(z[..., : self._k], self.n_features) * self.V_scale
-        u = z[..., self._k:] * self.u_scale
-        floor = np.sqrt(2.0 * self.n_features) * noise_std * self.V_scale
-        coef = ridge_from_sums(V, u, n_rows, self.alpha, floor)
-        return shrink_ridge(coef, u, (np.asarray(noise_std) * self.u_scale) ** 2)
+        return solve_release(z, n_rows, noise_std, n_features=self.n_features,
+                             alpha=self.alpha, V_scale=self.V_scale, u_scale=self.u_scale)
 
     @property
     def published(self):
@@ -421,10 +413,17 @@ class PrivateQuadraticFTL:
 
     def release(self):
         """The model published after the rounds completed so far."""
+        return self.deferred_release().coef
+
+    def deferred_release(self):
+        """:meth:`release`, solved when first read (:class:`RidgeRelease`)."""
         if self.n_rounds == 0:
-            return np.zeros(self.n_features)
-        std = self._tree.noise_std_at(self.n_rounds)[0]
-        return self._solve(self._tree.release(), self.n_rows_used, std)
+            return RidgeRelease(None, 0, 0.0, n_features=self.n_features, alpha=self.alpha,
+                                V_scale=self.V_scale, u_scale=self.u_scale)
+        return RidgeRelease(self._tree.release(), self.n_rows_used,
+                            self._tree.noise_std_at(self.n_rounds)[0],
+                            n_features=self.n_features, alpha=self.alpha,
+                            V_scale=self.V_scale, u_scale=self.u_scale)
 
     def progressive_coefs(self, X, y, block=2048, *, row_scale=1.0, label_scale=1.0):
         """For each row, the model published just before it; then learn the rows.
@@ -450,6 +449,51 @@ class PrivateQuadraticFTL:
         """Cost of every release after the first ``n_rounds`` rounds (default:
         the rounds completed so far, as the gradient family's ``event()``)."""
         return self._tree.event(self.n_rounds if n_rounds is None else n_rounds)
+
+
+def solve_release(z, n_rows, noise_std, *, n_features, alpha, V_scale, u_scale):
+    """The ridge model of released leaf sums ``z`` (post-processing: eigen-repair
+    of the noisy V, solve, shrinkage; see the module notes). Works on stacks."""
+    k = packed_dim(n_features)
+    V = unpack_symmetric(z[..., :k], n_features) * V_scale
+    u = z[..., k:] * u_scale
+    floor = np.sqrt(2.0 * n_features) * noise_std * V_scale
+    coef = ridge_from_sums(V, u, n_rows, alpha, floor)
+    return shrink_ridge(coef, u, (np.asarray(noise_std) * u_scale) ** 2)
+
+
+class RidgeRelease:
+    """A PQFTL release, solved when first read.
+
+    It holds the released noisy sums ``z`` and the public numbers the solve
+    reads (rows used, the release's noise std, the model's width, alpha and
+    the leaf scales), never curator state, so it can be kept, copied and
+    pickled like the model itself. The solve (an eigendecomposition of a
+    (d + 1)-square matrix, ~1 ms at d = 90) is post-processing: a stream
+    that is read once after many ``partial_fit`` calls pays for it once.
+    """
+
+    def __init__(self, z, n_rows, noise_std, *, n_features, alpha, V_scale, u_scale):
+        self.z, self.n_rows, self.noise_std = z, n_rows, noise_std
+        self.n_features, self.alpha = n_features, alpha
+        self.V_scale, self.u_scale = V_scale, u_scale
+        self._coef = None
+
+    def __getstate__(self):
+        # the cache is not state: a pickle does not depend on whether it was read
+        return {**self.__dict__, "_coef": None}
+
+    @property
+    def coef(self):
+        """The published model (d,), solved on first use."""
+        if self._coef is None:
+            if self.z is None:  # no round complete: nothing published yet
+                self._coef = np.zeros(self.n_features)
+            else:
+                self._coef = solve_release(self.z, self.n_rows, self.noise_std,
+                                           n_features=self.n_features, alpha=self.alpha,
+                                           V_scale=self.V_scale, u_scale=self.u_scale)
+        return self._coef
 
 
 def one_shot_ridge(X, y, *, alpha, row_bound, label_bound, noise, rng, V_scale=None,

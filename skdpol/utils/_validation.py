@@ -6,6 +6,7 @@ projected onto the L2 ball of radius ``data_norm`` and every label onto
 """
 
 import numpy as np
+from sklearn.utils import assert_all_finite
 
 
 def row_norms_max(X):
@@ -34,3 +35,31 @@ def clip_rows(X, bound):
 def clip_labels(y, bound):
     """Clip labels to ``[-bound, bound]``."""
     return np.clip(np.asarray(y, dtype=np.float64), -bound, bound)
+
+
+def clip_rows_in_place(U, radius, raw=None, shrink=1.0):
+    """Scale the rows of ``U`` whose norm exceeds ``radius`` onto the radius
+    times ``shrink``, in place, and check ``raw`` (the array ``U`` was made
+    from, default ``U``) for NaN and infinity on the way.
+
+    The finiteness check reads the squared row norms this computes anyway
+    (free, and a second line behind ``validate_data``'s): a non-finite norm
+    sends ``raw`` to :func:`sklearn.utils.assert_all_finite`, which raises
+    its usual "Input X contains NaN / infinity" error. A norm that is
+    infinite only because large finite values overflowed when squared (or
+    scaled) is clipped along the row's direction, computed from its largest
+    entries without overflow (dividing by an infinite norm would zero it).
+    """
+    sq = np.einsum("ij,ij->i", U, U)
+    if not np.isfinite(sq).all():
+        assert_all_finite(raw if raw is not None else U, input_name="X")
+    over = ~(sq <= radius * radius)
+    if over.any():
+        rows = U[over]
+        inf = np.isinf(rows)  # X times a scale overflowed: the direction is the infinite part's
+        with_inf = inf.any(axis=1)
+        rows[with_inf] = np.where(inf[with_inf], np.sign(rows[with_inf]), 0.0)
+        rows /= np.abs(rows).max(axis=1, keepdims=True)  # > 0 on these rows: no overflow below
+        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
+        U[over] = rows * (radius * shrink / norms)
+    return U
