@@ -1,18 +1,26 @@
-"""Throughput and memory of PrivateOnlineRegressor.partial_fit.
+"""Throughput and memory of the streaming estimators' partial_fit, against scikit-learn's SGD.
 
 1. Throughput: one stream of 200,000 rows, d = 90, in chunks of 10,000,
-   through ``PrivateOnlineRegressor(...).partial_fit`` (batch_size 1 and 100)
-   and through ``sklearn.linear_model.SGDRegressor().partial_fit``, interleaved
-   in the same run and repeated; reported as medians of rows/s and of the
-   per-repeat ratio skdpol / SGD.
-2. Memory flat in T: d = 20, T = 100,000 and 1,000,000 rows in chunks of
+   through ``PrivateOnlineRegressor(...).partial_fit`` against
+   ``SGDRegressor().partial_fit`` and ``PrivateOnlineLogistic(...).partial_fit``
+   against ``SGDClassifier().partial_fit``, every estimator at its defaults
+   (the hardened discrete sampler, ``batch_size="auto"``, the BLT), with the
+   library's default BLAS threads and with BLAS limited to one thread;
+   interleaved in the same run and repeated; reported as medians of rows/s
+   and of the per-repeat ratio skdpol / SGD. One more row reads ``coef_``
+   after every chunk (the regressor solves its release when first read).
+2. Where a regressor chunk's time goes: the per-chunk cost of each part
+   measured alone in the same run (the exact fixed-point copy of the chunk,
+   its Gram, the 4,277 noise draws of one BLT step, the solve), against
+   SGD's whole chunk.
+3. Memory flat in T: d = 20, T = 100,000 and 1,000,000 rows in chunks of
    10,000 made on the fly, ``horizon=None``; peak traced memory (tracemalloc)
    of the streaming loop and ``len(pickle.dumps(est))`` at the end.
 
 Writes docs/benchmarks/speed_memory.md (not with --quick, unless --out).
 
-    python benchmarks/bench_speed_memory.py            # full run (a few minutes)
-    python benchmarks/bench_speed_memory.py --quick    # smoke run, < 30 s
+    python benchmarks/bench_speed_memory.py            # full run (~5 minutes)
+    python benchmarks/bench_speed_memory.py --quick    # smoke run, < 1 minute
     python benchmarks/bench_speed_memory.py --profile  # also print a cProfile
 """
 
@@ -26,27 +34,27 @@ import pstats
 import sys
 import time
 import tracemalloc
+import warnings
 from pathlib import Path
 
 from _common import REPO, blas_description, command_line, machine_lines, md_table  # also puts the checkout on sys.path
 
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
-from sklearn.linear_model import SGDRegressor  # noqa: E402
-from sklearn.metrics import r2_score  # noqa: E402
+from sklearn.linear_model import SGDClassifier, SGDRegressor  # noqa: E402
+from sklearn.metrics import accuracy_score, r2_score  # noqa: E402
+from sklearn.utils.validation import validate_data  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from skdpol import PrivateOnlineRegressor  # noqa: E402
+from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor  # noqa: E402
+from skdpol.mechanisms._discrete import discrete_noise  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "benchmarks" / "speed_memory.md"
 EPSILON = 1.0
+TARGET_REGRESSOR, TARGET_LOGISTIC = 1.5, 1.0
 
 
 # --------------------------------------------------------------------- helpers
-
-
-
-
 def public_bounds(d, coef, noise):
     """Bounds from the generating distribution (not from the drawn rows)."""
     data_norm = float(np.sqrt(stats.chi2.ppf(1 - 1e-6, d) / d))  # rows are N(0, I/d)
@@ -66,97 +74,142 @@ def fmt_rate(x):
     return f"{x:,.0f}"
 
 
+def median_ms(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return 1e3 * float(np.median(times))
+
+
 # ------------------------------------------------------------------ throughput
-def run_stream(make_est, X, y, chunk, blas_threads=None):
+def run_stream(make_est, X, y, chunk, blas_threads=None, fit_kwargs=None, read=False):
     """Consume the stream with a fresh estimator; return (seconds, estimator)."""
-    with threadpool_limits(limits=blas_threads):
+    fit_kwargs = fit_kwargs or {}
+    with threadpool_limits(limits=blas_threads), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         est = make_est()
         t0 = time.perf_counter()
         for start in range(0, X.shape[0], chunk):
-            est.partial_fit(X[start:start + chunk], y[start:start + chunk])
+            est.partial_fit(X[start:start + chunk], y[start:start + chunk], **fit_kwargs)
+            if read:
+                est.coef_  # noqa: B018 (the read is what is timed)
         return time.perf_counter() - t0, est
-
-
-SGD_DEFAULT = "SGDRegressor().partial_fit"
-SGD_ONE = "SGDRegressor().partial_fit, BLAS 1 thread"
 
 
 def throughput(n, d, chunk, repeats, seed=0):
     X, y, coef = make_stream(n, d, seed=seed)
+    labels = (y > 0).astype(int)
     rng_t = np.random.default_rng(seed + 1)
     Xt = rng_t.standard_normal((20_000, d)) / np.sqrt(d)
     yt = Xt @ coef + 0.1 * rng_t.standard_normal(Xt.shape[0])
     data_norm, y_bound = public_bounds(d, coef, 0.1)
+    delta = 1.0 / n**1.1
 
-    def skdpol_factory(batch_size):
-        return lambda: PrivateOnlineRegressor(
-            epsilon=EPSILON, data_norm=data_norm, y_bound=y_bound, horizon=n,
-            batch_size=batch_size, random_state=0)
+    def regressor():
+        return PrivateOnlineRegressor(epsilon=EPSILON, delta=delta, data_norm=data_norm,
+                                      y_bound=y_bound, horizon=n, random_state=0)
 
-    # name -> (factory, BLAS thread limit (None = library default), SGD to compare with)
-    variants = {
-        "skdpol partial_fit, batch_size=1": (skdpol_factory(1), None, SGD_DEFAULT),
-        "skdpol partial_fit, batch_size=100": (skdpol_factory(100), None, SGD_DEFAULT),
-        SGD_DEFAULT: (SGDRegressor, None, SGD_DEFAULT),
-        "skdpol partial_fit, batch_size=1, BLAS 1 thread": (skdpol_factory(1), 1, SGD_ONE),
-        SGD_ONE: (SGDRegressor, 1, SGD_ONE),
-    }
+    def logistic():
+        return PrivateOnlineLogistic(epsilon=EPSILON, delta=delta, data_norm=data_norm,
+                                     horizon=n, random_state=0)
+
+    binary = {"classes": [0, 1]}
+    # name -> (factory, labels, partial_fit kwargs, BLAS threads, read coef_, reference)
+    variants = {}
+    for blas, tag in ((None, ""), (1, ", BLAS 1 thread")):
+        sgd_r, sgd_c = f"SGDRegressor().partial_fit{tag}", f"SGDClassifier().partial_fit{tag}"
+        variants[f"PrivateOnlineRegressor.partial_fit{tag}"] = (regressor, y, {}, blas, False, sgd_r)
+        if blas is None:
+            variants["PrivateOnlineRegressor.partial_fit, coef_ read after every chunk"] = (
+                regressor, y, {}, blas, True, sgd_r)
+        variants[sgd_r] = (SGDRegressor, y, {}, blas, False, sgd_r)
+        variants[f"PrivateOnlineLogistic.partial_fit{tag}"] = (logistic, labels, binary, blas,
+                                                               False, sgd_c)
+        variants[sgd_c] = (SGDClassifier, labels, binary, blas, False, sgd_c)
     names = list(variants)
     for name in names:  # warm-up: imports, BLAS threads, first-call caches
-        make, blas, _ = variants[name]
-        run_stream(make, X[: 2 * chunk], y[: 2 * chunk], chunk, blas)
+        make, yy, kw, blas, read, _ = variants[name]
+        run_stream(make, X[: 2 * chunk], yy[: 2 * chunk], chunk, blas, kw, read)
 
     times = {name: [] for name in names}
     last = {}
     for rep in range(repeats):
         shift = rep % len(names)
         for name in names[shift:] + names[:shift]:  # interleaved, rotating order
-            make, blas, _ = variants[name]
+            make, yy, kw, blas, read, _ = variants[name]
             gc.collect()
-            elapsed, est = run_stream(make, X, y, chunk, blas)
+            elapsed, est = run_stream(make, X, yy, chunk, blas, kw, read)
             times[name].append(elapsed)
             last[name] = est
         print(f"  repeat {rep + 1}/{repeats}: "
               + "; ".join(f"{k}: {times[k][-1]:.3f}s" for k in names), flush=True)
 
-    # one-shot fit on the whole array, for context (alternating BLAS settings)
-    fit_times = {None: [], 1: []}
-    for _ in range(repeats):
-        for blas_threads in fit_times:
-            with threadpool_limits(limits=blas_threads):
-                est_fit = PrivateOnlineRegressor(epsilon=EPSILON, data_norm=data_norm,
-                                                 y_bound=y_bound, random_state=0)
-                t0 = time.perf_counter()
-                est_fit.fit(X, y)
-                fit_times[blas_threads].append(time.perf_counter() - t0)
-
     rows, ratios = [], {}
     for name in names:
         t = np.array(times[name])
-        ref = variants[name][2]
+        ref = variants[name][5]
         ratio = np.array(times[ref]) / t  # rows/s of this over rows/s of SGD, same repeat
         ratios[name] = float(np.median(ratio))
         est = last[name]
+        if isinstance(est, (PrivateOnlineLogistic, SGDClassifier)):
+            score = f"accuracy {accuracy_score(yt > 0, est.predict(Xt)):.3f}"
+        else:
+            score = f"R^2 {r2_score(yt, est.predict(Xt)):.3f}"
         spent = (f"{est.privacy_spent_.epsilon:.3f}" if hasattr(est, "privacy_spent_")
                  else "- (non-private)")
         rows.append([
             name, fmt_rate(n / np.median(t)), f"{np.median(t):.3f}",
             "1 (reference)" if ref == name else
             f"**{np.median(ratio):.2f}x** [{ratio.min():.2f}, {ratio.max():.2f}] vs {ref}",
-            f"{r2_score(yt, est.predict(Xt)):.3f}", spent,
-        ])
-    for blas_threads, ft in fit_times.items():
-        ft = np.array(ft)
-        rows.append([
-            "(context) skdpol fit, whole array, one release"
-            + (", BLAS 1 thread" if blas_threads == 1 else ""),
-            fmt_rate(n / np.median(ft)), f"{np.median(ft):.3f}", "- (not a stream)",
-            f"{r2_score(yt, est_fit.predict(Xt)):.3f}", f"{est_fit.privacy_spent_.epsilon:.3f}",
+            score, spent,
         ])
     header = ["method", "rows/s (median)", "seconds per stream (median)",
               "throughput ratio vs SGD, median [min, max] of per-repeat ratios",
-              "test R^2 (20k fresh rows, last repeat)", "epsilon spent"]
-    return md_table(header, rows), ratios, (data_norm, y_bound)
+              "test score (20k fresh rows, last repeat)", "epsilon spent"]
+    return md_table(header, rows), ratios, (data_norm, y_bound, delta)
+
+
+# ------------------------------------------------------------------ components
+def components(n, d, chunk, repeats, bounds):
+    """Per-chunk cost of the regressor's parts, each timed alone (ms, medians)."""
+    data_norm, y_bound, delta = bounds
+    X, y, _ = make_stream(2 * chunk, d, seed=3)
+    Xc, yc = X[:chunk], y[:chunk]
+    est = PrivateOnlineRegressor(epsilon=EPSILON, delta=delta, data_norm=data_norm,
+                                 y_bound=y_bound, horizon=n, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.partial_fit(Xc, yc)
+    ftl = est._ftl
+    grid, scales = ftl.grid, est._unit_scales()
+    A = grid.design(Xc, yc, **scales)
+    tree = ftl._tree
+    scale = tree.noise_multiplier * tree._grid_sensitivity
+    gen = np.random.default_rng(0)
+    release = ftl.deferred_release()
+    lines = []
+    for blas, tag in ((None, "default BLAS threads"), (1, "BLAS 1 thread")):
+        with threadpool_limits(limits=blas):
+            sgd = SGDRegressor().partial_fit(Xc, yc)
+            parts = [
+                ("validate_data (scikit-learn's checks of X and y)",
+                 lambda: validate_data(est, Xc, yc, reset=False, dtype=np.float64, y_numeric=True)),
+                ("the chunk onto the exact grid: scale, clip, truncate (one copy)",
+                 lambda: grid.design(Xc, yc, **scales)),
+                (f"its Gram A.T @ A (exact, {chunk:,} x {A.shape[1]})", lambda: A.T @ A),
+                (f"{tree.dim:,} exact discrete Gaussian draws (one BLT step's noise)",
+                 lambda: discrete_noise(gen, tree.dim, scale)),
+                ("the solve (eigen-repair, ridge, shrinkage; once per read of coef_)",
+                 lambda: (setattr(release, "_coef", None), release.coef)),
+                ("(reference) SGDRegressor().partial_fit of the chunk",
+                 lambda: sgd.partial_fit(Xc, yc)),
+            ]
+            for label, fn in parts:
+                fn()  # warm
+                lines.append([tag, label, f"{median_ms(fn, repeats):.2f}"])
+    return md_table(["BLAS", f"part of one {chunk:,} x {d} chunk", "ms (median)"], lines)
 
 
 # ---------------------------------------------------------------------- memory
@@ -177,7 +230,7 @@ def memory_run(T, d, chunk, with_estimator):
     t0 = time.perf_counter()
     est = None
     if with_estimator:
-        est = PrivateOnlineRegressor(epsilon=EPSILON, data_norm=data_norm,
+        est = PrivateOnlineRegressor(epsilon=EPSILON, delta=1e-7, data_norm=data_norm,
                                      y_bound=y_bound, horizon=None, random_state=0)
     for X, y in stream_chunks(T, d, chunk):
         if est is not None:
@@ -216,7 +269,7 @@ def memory(Ts, d, chunk):
         + [f"{res[T][1]['pickle']:,} B" for T in Ts],
         ["len(pickle.dumps(est.public_model()))"]
         + [f"{res[T][1]['public_pickle']:,} B" for T in Ts],
-        ["epsilon spent so far (horizon=None: calibrated so that no length exceeds 1)"]
+        ["epsilon spent so far (horizon=None: every length stays within epsilon)"]
         + [f"{res[T][1]['eps']:.3f}" for T in Ts],
         ["seconds (under tracemalloc, indicative only)"]
         + [f"{res[T][1]['seconds']:.2f}" for T in Ts],
@@ -225,10 +278,12 @@ def memory(Ts, d, chunk):
 
 
 # --------------------------------------------------------------------- profile
-def profile(n, d, chunk, data_norm, y_bound, top=8, blas_threads=None):
+def profile(n, d, chunk, bounds, top=10, blas_threads=None):
+    data_norm, y_bound, delta = bounds
     X, y, _ = make_stream(n, d)
     make = lambda: PrivateOnlineRegressor(  # noqa: E731
-        epsilon=EPSILON, data_norm=data_norm, y_bound=y_bound, horizon=n, random_state=0)
+        epsilon=EPSILON, delta=delta, data_norm=data_norm, y_bound=y_bound, horizon=n,
+        random_state=0)
     run_stream(make, X[: 2 * chunk], y[: 2 * chunk], chunk, blas_threads)  # warm-up
     prof = cProfile.Profile()
     with threadpool_limits(limits=blas_threads):
@@ -245,7 +300,7 @@ def profile(n, d, chunk, data_norm, y_bound, top=8, blas_threads=None):
 # ------------------------------------------------------------------------ main
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="tiny smoke run (< 30 s)")
+    ap.add_argument("--quick", action="store_true", help="tiny smoke run (< 1 min)")
     ap.add_argument("--repeats", type=int, default=None, help="throughput repeats (default 7)")
     ap.add_argument("--profile", action="store_true",
                     help="print a cProfile of skdpol's partial_fit on the d=90 stream")
@@ -255,10 +310,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     if args.quick:
-        n, d, chunk, repeats = 20_000, 90, 2_000, 2
+        n, d, chunk, repeats, part_repeats = 20_000, 90, 2_000, 2, 5
         Ts, d_mem, chunk_mem = (10_000, 100_000), 20, 10_000
     else:
-        n, d, chunk, repeats = 200_000, 90, 10_000, 7
+        n, d, chunk, repeats, part_repeats = 200_000, 90, 10_000, 7, 41
         Ts, d_mem, chunk_mem = (100_000, 1_000_000), 20, 10_000
     repeats = args.repeats or repeats
     out = args.out if args.out is not None else (None if args.quick else DEFAULT_OUT)
@@ -266,8 +321,11 @@ def main(argv=None):
     print(f"throughput: n = {n:,}, d = {d}, chunks of {chunk:,}, {repeats} repeats", flush=True)
     blas = blas_description()
     load_before = os.getloadavg()
-    t_table, ratios, (data_norm, y_bound) = throughput(n, d, chunk, repeats)
+    t_table, ratios, bounds = throughput(n, d, chunk, repeats)
     print(t_table)
+    print("components", flush=True)
+    c_table = components(n, d, chunk, part_repeats, bounds)
+    print(c_table)
     print(f"memory: d = {d_mem}, T in {Ts}, chunks of {chunk_mem:,}", flush=True)
     m_table, _ = memory(Ts, d_mem, chunk_mem)
     print(m_table)
@@ -275,18 +333,21 @@ def main(argv=None):
     if args.profile:
         for blas_threads in (None, 1):
             print(f"cProfile of skdpol partial_fit, BLAS threads: {blas_threads or 'default'}")
-            print(profile(n, d, chunk, data_norm, y_bound, blas_threads=blas_threads))
+            print(profile(n, d, chunk, bounds, blas_threads=blas_threads))
 
     command = command_line("bench_speed_memory.py")
-    r_def = ratios["skdpol partial_fit, batch_size=1"]
-    r_100 = ratios["skdpol partial_fit, batch_size=100"]
-    r_one = ratios["skdpol partial_fit, batch_size=1, BLAS 1 thread"]
-    verdict = lambda r: "met" if r >= 1.5 else "NOT met"  # noqa: E731
-    doc = f"""# Throughput and memory of `PrivateOnlineRegressor.partial_fit`
+    data_norm, y_bound, delta = bounds
+    verdict = lambda r, target: "met" if r >= target else "NOT met"  # noqa: E731
+    r_reg = ratios["PrivateOnlineRegressor.partial_fit"]
+    r_reg1 = ratios["PrivateOnlineRegressor.partial_fit, BLAS 1 thread"]
+    r_read = ratios["PrivateOnlineRegressor.partial_fit, coef_ read after every chunk"]
+    r_log = ratios["PrivateOnlineLogistic.partial_fit"]
+    r_log1 = ratios["PrivateOnlineLogistic.partial_fit, BLAS 1 thread"]
+    doc = f"""# Throughput and memory of the streaming estimators' `partial_fit`
 
 Produced by `{command}` (the script is `benchmarks/bench_speed_memory.py`;
 `--quick` is a smoke run that writes no file; `--profile` also prints a
-cProfile of skdpol's `partial_fit`).
+cProfile of the regressor's `partial_fit`).
 
 {chr(10).join(machine_lines())}
 - BLAS (threadpoolctl): {blas}
@@ -296,60 +357,73 @@ cProfile of skdpol's `partial_fit`).
 
 ## Throughput: d = {d}, one stream of {n:,} rows in chunks of {chunk:,}
 
-Rows are N(0, I/{d}) (norm about 1), labels linear plus N(0, 0.1^2) noise.
-skdpol: `PrivateOnlineRegressor(epsilon={EPSILON:g}, data_norm={data_norm:.3f},
-y_bound={y_bound:.3f}, horizon={n}, random_state=0)` (plus `batch_size`); the
-bounds come from the generating distribution (the 1 - 1e-6 quantile of the
-row norm, 5 standard deviations of y), not from the drawn rows. SGD:
-`SGDRegressor()` with its defaults (one pass over the chunk per `partial_fit`
-call). A fresh estimator consumes the whole stream {repeats} times per
-method; all methods run interleaved (rotating order) within each repeat after
-one warm-up pass; the ratio is taken inside each repeat (SGD's seconds over
-the method's seconds, i.e. rows/s over SGD's rows/s) and the table gives the
-median over repeats. "BLAS 1 thread" rows run under
-`threadpoolctl.threadpool_limits(1)`: on this shared 2-core machine
-OpenBLAS's default of 2 threads makes numpy's dense kernels slower and very
-erratic whenever another job holds a core (in exploratory runs single
-`partial_fit` calls of about 10 ms took 100-400 ms, and one 200,000 x 91
-`X.T @ X` took about 4 s against 0.1 s on one thread), so both settings are
-shown, each against SGD under the same setting. SGD's own loop does not use
-BLAS threads.
+Rows are N(0, I/{d}) (norm about 1), labels linear plus N(0, 0.1^2) noise
+(their sign for the classifiers). skdpol at its defaults:
+`PrivateOnlineRegressor(epsilon={EPSILON:g}, delta={delta:.3g}, data_norm={data_norm:.3f},
+y_bound={y_bound:.3f}, horizon={n}, random_state=0)` and
+`PrivateOnlineLogistic(epsilon={EPSILON:g}, delta={delta:.3g}, data_norm={data_norm:.3f},
+horizon={n}, random_state=0)`: the hardened discrete sampler,
+`batch_size="auto"` (the regressor: one round per call, so one BLT step per
+chunk; the classifier: rounds of 500 rows, twenty FTRL steps per chunk), the
+BLT. The bounds come from the generating distribution (the 1 - 1e-6
+quantile of the row norm, 5 standard deviations of y), not from the drawn
+rows. SGD: `SGDRegressor()` / `SGDClassifier()` with their defaults (one
+pass over the chunk per `partial_fit` call). A fresh estimator consumes
+the whole stream {repeats} times per method; all methods run interleaved
+(rotating order) within each repeat after one warm-up pass; the ratio is
+taken inside each repeat (SGD's seconds over the method's seconds, i.e.
+rows/s over SGD's rows/s) and the table gives the median over repeats. Both
+BLAS settings are shown, each against SGD under the same setting (SGD's own
+loop uses no BLAS threads): OpenBLAS's default of 2 threads on this shared
+2-core machine halves a Gram when a core is free and is slow and erratic
+when another job holds one.
 
 {t_table}
 
-Target stated for the library: skdpol `partial_fit` throughput >= 1.5x that
-of `SGDRegressor.partial_fit` on this stream. Measured median ratio with
-batch_size=1: **{r_def:.2f}x with the default BLAS threads, {r_one:.2f}x with
-BLAS limited to 1 thread: target {verdict(r_def)} / {verdict(r_one)}**.
-The gap is structural at this width: each call of skdpol forms the
-d x d Gram matrix of the chunk (O(n d^2) flops, about 4 ms per 10,000 x 90
-chunk on one core, near the core's peak), validates the chunk and, per
-release, eigendecomposes the noisy (d+1) x (d+1) matrix, where SGD does O(n d)
-work. The chunk is no longer copied (clipping copies only when a row is
-clipped; the intercept column is folded into the Gram analytically). What
-would close the gap: (1) a float32 Gram (2x faster here), not taken because
-its data-dependent rounding error is not small against the sensitivity, so
-the guarantee would no longer be rigorous; (2) the O(n d) gradient
-algorithms of seed 002 (private FTAL / IGD) for throughput-critical streams.
+Targets stated for the library: the regressor's `partial_fit` >= {TARGET_REGRESSOR:g}x
+`SGDRegressor.partial_fit`, the classifier's >= {TARGET_LOGISTIC:g}x `SGDClassifier.partial_fit`.
+Measured median ratios:
 
-`batch_size` (rows per tree leaf) does not change the work per call: each
-call reduces its whole chunk with one `X.T @ X` whatever `batch_size` is
-(median ratio vs SGD {r_100:.2f}x with batch_size=100 against {r_def:.2f}x with
-batch_size=1; the work is the same, so a difference between the two is timing
-noise). It changes the privacy noise:
-with `batch_size=100` the tree has `horizon // 100` leaves, hence fewer levels
-(about log2 of the leaf count) and less noise in each release, which shows
-in the R^2 column. The R^2 column is context only: SGD is not private.
+- regressor: **{r_reg:.2f}x** with the default BLAS threads, {r_reg1:.2f}x with one
+  thread (target {verdict(r_reg, TARGET_REGRESSOR)} / {verdict(r_reg1, TARGET_REGRESSOR)});
+  {r_read:.2f}x when `coef_` is read after every chunk;
+- classifier: **{r_log:.2f}x** with the default BLAS threads, {r_log1:.2f}x with one
+  thread (target {verdict(r_log, TARGET_LOGISTIC)} / {verdict(r_log1, TARGET_LOGISTIC)}).
+
+The regressor reads `coef_` lazily: `partial_fit` publishes the BLT's noisy
+sums, and the solve that turns them into `coef_` (post-processing) runs when
+`coef_` is first read after the call (`predict`, `score`, `public_model()`),
+so a stream read once at its end pays for it once; the "coef_ read after
+every chunk" row pays it every chunk.
+
+## Where a regressor chunk's time goes
+
+Each part timed alone on one {chunk:,} x {d} chunk, in the same run (medians
+of {part_repeats}):
+
+{c_table}
+
+The chunk is first moved onto an exact fixed-point grid (scaled, clipped,
+truncated to integers of at most 19 bits: one copy) so that its Gram, the
+sensitivity-bearing sum, is exact in any summation order and with any
+number of threads; a float64 Gram's worst-case rounding error at this size
+exceeds the slack the grid release allows. The Gram (O(n d^2)) and the noise
+of one BLT step (d'(d'+1)/2 + d' = 4,277 exact discrete Gaussian draws, d' =
+d + 1) are the floor; SGD does O(n d) work. What the floor does not allow
+without weakening the guarantee: a float32 Gram (its rounding error is data
+dependent and not small against the sensitivity), the float sampler (which
+the review forbade). For throughput-critical wide streams the O(n d)
+gradient algorithms (`algorithm="ftrl"`) avoid the Gram.
 
 ## Memory flat in T: d = {d_mem}, `horizon=None`, chunks of {chunk_mem:,} made on the fly
 
 Each chunk is drawn inside the loop and dropped after its `partial_fit`, so no
 run holds the whole stream. tracemalloc traces the streaming loop from the
 estimator's construction to the last call; the baseline row is the same loop
-without the estimator (the chunk generation alone). The estimator keeps the
-exact running sums and one cached noise vector per tree level, each of
-d'(d'+1)/2 + d' floats with d' = d + 1 (intercept column), so its state is
-O(d^2 log T).
+without the estimator (the chunk generation alone). With `horizon=None` the
+prefix sums go through a chain of BLT epochs; the estimator keeps the exact
+running sums and a few buffers of the BLT, each of d'(d'+1)/2 + d' floats
+with d' = d + 1 (intercept column): O(d^2) state, whatever T.
 
 {m_table}
 """
