@@ -319,6 +319,12 @@ def _grid_units_sensitivity(own, g, E, n_coords):
     return own * (1 + _SLACK) / g + (2.0 * E + 1.0) * math.sqrt(n_coords)
 
 
+# the ufuncs of BLTPrefixSum._step, called directly (no Python wrappers)
+_add, _multiply, _rint = np.add, np.multiply, np.rint
+_minimum, _maximum = np.minimum, np.maximum
+_sum_rows = np.add.reduce
+
+
 def _keyed_generator(rng):
     """A fresh counter-based generator keyed from ``rng`` (a secret key)."""
     return np.random.Generator(np.random.Philox(
@@ -527,19 +533,45 @@ class BLTPrefixSum(_LeafByLeaf):
 
     def _step(self, x):
         # y_t = x_t + sum_j omega_j enc_j;  enc_j <- theta_j enc_j + x_t
+        # Per step this is ~20 ufunc calls on vectors of dim, so the call
+        # overhead is the cost: np.clip's Python wrapper is replaced by
+        # maximum/minimum (the same values, NaN included) and .sum(axis=0)
+        # by add.reduce (what it calls: the buffers are added in order,
+        # b_0 + b_1 + ..., exactly as before -- the float error that
+        # encoding_error_bound covers is unchanged). The new arrays are
+        # fresh, so they are finished in place; the buffers and totals are
+        # replaced, never written in place (``__copy__`` relies on it).
         if self._step_size is not None:  # grid units (g a power of two: exact)
-            x = np.clip(x, -self.leaf_bound, self.leaf_bound) / self._step_size
-            v = x + (self._omega * self._enc).sum(axis=0)
-            y = (np.rint(v) + self._integer_noise()) * self._step_size
+            x = _minimum(_maximum(x, -self.leaf_bound), self.leaf_bound) / self._step_size
+            v = _add(x, _sum_rows(_multiply(self._omega, self._enc), 0))
+            y = _rint(v, out=v)
+            _add(y, self._integer_noise(), out=y)
+            _multiply(y, self._step_size, out=y)
         else:
-            y = x + (self._omega * self._enc).sum(axis=0)
+            y = _add(x, _sum_rows(_multiply(self._omega, self._enc), 0))
             if self.noise_multiplier > 0:
-                y = y + self._rng.standard_normal(self.dim) * self.noise_std
-        self._enc = self._theta * self._enc + x
+                _add(y, self._rng.standard_normal(self.dim) * self.noise_std, out=y)
+        enc = _multiply(self._theta, self._enc)
+        self._enc = _add(enc, x, out=enc)
         # the decoder post-processes y: v_t = y_t + sum_j nu_j dec_j
-        v = y + (self._nu * self._dec).sum(axis=0)
-        self._dec = self._lam * self._dec + y
-        self._released = self._released + v
+        v = _add(y, _sum_rows(_multiply(self._nu, self._dec), 0))
+        dec = _multiply(self._lam, self._dec)
+        self._dec = _add(dec, y, out=dec)
+        self._released = _add(self._released, v)
+
+    def _add_one(self, x):
+        # one leaf (a vector of dim, float64), after check_room
+        self._step(x)
+        self._total = _add(self._total, x)
+        self._t += 1
+
+    def add(self, total, n_leaves=1):
+        """Add one leaf (a BLT step is one leaf: ``n_leaves`` must be 1)."""
+        if n_leaves != 1:
+            raise ValueError("a BLT step is one leaf: pass several through add_leaves.")
+        x = np.asarray(total, dtype=np.float64).reshape(self.dim)
+        self.check_room(1)
+        self._add_one(x)
 
     def prefix_releases(self, leaves):
         """Add the rows of ``leaves``; return the private prefix sum before each."""
@@ -548,9 +580,7 @@ class BLTPrefixSum(_LeafByLeaf):
         out = np.empty_like(leaves)
         for i, x in enumerate(leaves):
             out[i] = self._released
-            self._step(x)
-            self._total = self._total + x
-            self._t += 1
+            self._add_one(x)
         return out
 
     def release(self):
