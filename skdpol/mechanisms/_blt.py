@@ -325,6 +325,17 @@ _minimum, _maximum = np.minimum, np.maximum
 _sum_rows = np.add.reduce
 
 
+_FULL_COEFFICIENTS = 4096  # coordinates up to which the coefficients are stored full size
+
+
+def _per_buffer(values, dim):
+    """A BLT's per-buffer coefficients as a column to multiply the (buffers,
+    dim) state by: full size for short vectors, where broadcasting a (buffers,
+    1) column costs more than the products themselves (the same products)."""
+    column = np.asarray(values, dtype=np.float64)[:, None]
+    return np.repeat(column, dim, axis=1) if dim <= _FULL_COEFFICIENTS else column
+
+
 def _keyed_generator(rng):
     """A fresh counter-based generator keyed from ``rng`` (a secret key)."""
     return np.random.Generator(np.random.Philox(
@@ -424,10 +435,9 @@ class BLTPrefixSum(_LeafByLeaf):
         self.sampler = sampler
         self.blt = blt_for_horizon(self.horizon, int(buffers), error)
         self.stream_sensitivity = self.sensitivity * self.blt.sensitivity(self.horizon)
-        self._theta = np.asarray(self.blt.theta)[:, None]
-        self._omega = np.asarray(self.blt.omega)[:, None]
         lam, nu = self.blt.inverse
-        self._lam, self._nu = lam[:, None], nu[:, None]
+        self._theta, self._omega, self._lam, self._nu = (
+            _per_buffer(c, self.dim) for c in (self.blt.theta, self.blt.omega, lam, nu))
         self._step_size = None  # the grid g (discrete path with noise)
         if sampler == "discrete" and self.noise_multiplier > 0 and self.sensitivity > 0:
             self._set_grid(self.sensitivity if leaf_bound is None else float(leaf_bound))
@@ -608,7 +618,10 @@ class BLTPrefixSum(_LeafByLeaf):
         if n_leaves is None or self.noise_multiplier == 0:
             return noise_event(self.noise_multiplier, "gaussian", self.sampler)
         n = min(max(int(n_leaves), 1), self.horizon)
-        scale = self._sensitivity_over(self.horizon) / self._sensitivity_over(n)
+        # the whole stream's sensitivity is fixed: _grid_sensitivity (grid) or
+        # stream_sensitivity (float) is _sensitivity_over(horizon), computed once
+        full = self._grid_sensitivity if self._step_size is not None else self.stream_sensitivity
+        scale = full / self._sensitivity_over(n)
         # the interim multiplier is rounded down to a grid of 2^(1/128) (< 0.55 %):
         # the spend reported before the horizon is over-stated by at most ~1.1 %
         # in rho, never under, and a stream's reports take a few hundred
