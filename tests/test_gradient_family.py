@@ -51,6 +51,24 @@ def test_gradient_matches_finite_differences(name):
 
 
 @pytest.mark.parametrize("name", list(LOSSES))
+def test_gradient_is_bit_for_bit_the_matrix_product_form(name):
+    # the one-output fast path (np.dot) must release exactly what
+    # derivative(X @ W.T).T @ X gives: streams are pinned to their outputs
+    loss, labels = LOSSES[name]
+    rng = np.random.default_rng(2)
+    for n, d in [(1, 7), (2, 1), (3, 5), (500, 91), (64, 300)]:
+        base = rng.normal(size=(n + 3, d))
+        for X in (base[1:n + 1], np.asfortranarray(base[:n]), base[:n].copy()):
+            y = labels(rng, n)
+            W = rng.normal(size=(loss.n_outputs, d))
+            expected = loss.derivative(X @ W.T, y).T @ X
+            got = loss.gradient(W, X, y)
+            assert got.shape == expected.shape
+            assert np.array_equal(got, expected)
+            assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("name", list(LOSSES))
 def test_stated_constants_bound_the_loss_on_random_points(name):
     loss, labels = LOSSES[name]
     rng = np.random.default_rng(1)
