@@ -156,6 +156,12 @@ class LogisticLoss(_Loss):
     def derivative(self, S, y):
         return (-y * expit(-y * S[:, 0]))[:, None]
 
+    def gradient(self, W, X, y):
+        # the generic one-output path on 1-d margins, -y formed once: the
+        # same BLAS calls (see _Loss.gradient) and the same values
+        ny = -y
+        return np.dot(ny * expit(ny * np.dot(X, W[0])), X)[None, :]
+
     def curvature_product(self, S, y, dS):
         p = expit(S)
         return p * (1.0 - p) * dS
