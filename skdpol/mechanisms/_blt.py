@@ -744,14 +744,25 @@ class OpenBLTPrefixSum(_LeafByLeaf):
             out[done:done + part.shape[0]] = (self._finished_release
                                               + self._epoch.prefix_releases(part))
             done += part.shape[0]
-            self._t += part.shape[0]
-            if self._epoch.n_leaves == self._epoch.horizon:  # next epoch, twice as long
-                ep = self._epoch
-                self._finished_total = self._finished_total + ep.exact_total
-                self._finished_release = self._finished_release + ep.release()
-                self._finished_var += (ep.noise_std * ep.blt.max_error(ep.horizon)) ** 2
-                self._epoch = self._new_epoch(2 * ep.horizon)
+            self._added(part.shape[0])
         return out
+
+    def add(self, total, n_leaves=1):
+        """Add one leaf (``n_leaves`` must be 1): as :meth:`prefix_releases`
+        of one row, without building its output (a stream's every round)."""
+        if n_leaves != 1:
+            raise ValueError("a BLT step is one leaf: pass several through add_leaves.")
+        self._epoch.add(total, 1)  # a finished epoch is replaced at once: there is room
+        self._added(1)
+
+    def _added(self, count):
+        self._t += count
+        if self._epoch.n_leaves == self._epoch.horizon:  # next epoch, twice as long
+            ep = self._epoch
+            self._finished_total = self._finished_total + ep.exact_total
+            self._finished_release = self._finished_release + ep.release()
+            self._finished_var += (ep.noise_std * ep.blt.max_error(ep.horizon)) ** 2
+            self._epoch = self._new_epoch(2 * ep.horizon)
 
     def release(self):
         """The private prefix sum of all leaves added so far."""
