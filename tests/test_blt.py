@@ -214,6 +214,33 @@ def test_releases_do_not_depend_on_chunking_and_the_horizon_is_kept():
                      rng=np.random.default_rng(0), sampler="exact")
 
 
+@pytest.mark.parametrize("sampler", ["discrete", "float"])
+@pytest.mark.parametrize("open_ended", [False, True])
+def test_adding_leaf_by_leaf_releases_what_add_leaves_does(sampler, open_ended, monkeypatch):
+    # add() is the rounds' fast path: the same steps, exact totals and key use
+    # as add_leaves, across the open stream's epochs (8, 16, 32 leaves) too
+    monkeypatch.setattr("skdpol.mechanisms._blt.FIRST_EPOCH", 8)
+    leaves = np.random.default_rng(5).uniform(-1, 1, size=(40, 3))
+
+    def stream():
+        if open_ended:
+            return OpenBLTPrefixSum(dim=3, sensitivity=2.0, noise_multiplier=1.0,
+                                    rng=np.random.default_rng(4), sampler=sampler)
+        return _stream(sampler=sampler)
+
+    one, each = stream(), stream()
+    one.add_leaves(leaves)
+    for x in leaves:
+        each.add(x, 1)
+    assert one.release().tobytes() == each.release().tobytes()
+    assert one.exact_total.tobytes() == each.exact_total.tobytes()
+    assert one.n_leaves == each.n_leaves == 40
+    if open_ended:
+        assert one._starts == each._starts == [0, 8, 24]
+    with pytest.raises(ValueError, match="one leaf"):
+        each.add(np.ones(3), 2)
+
+
 def test_a_refreshed_key_changes_only_the_steps_after_it():
     leaves = np.ones((20, 3))
     a, b = _stream(), _stream()

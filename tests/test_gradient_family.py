@@ -10,6 +10,7 @@ from scipy.optimize import minimize
 from skdpol.accounting import epsilon_spent
 from skdpol.exceptions import BudgetExhaustedError
 from skdpol.losses import HingeLoss, LogisticLoss, MultinomialLoss, SquaredLoss
+from skdpol.losses._linear import HuberLoss
 from skdpol.mechanisms import NoiseSpec
 from skdpol.online import (
     ImplicitGD,
@@ -48,6 +49,24 @@ def test_gradient_matches_finite_differences(name):
         E[idx] = 1e-6
         num[idx] = (loss.value(X @ (W + E).T, y).sum() - loss.value(X @ (W - E).T, y).sum()) / 2e-6
     np.testing.assert_allclose(G, num, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", [*LOSSES, "huber"])
+def test_gradient_is_bit_for_bit_the_matrix_product_form(name):
+    # the one-output fast path (np.dot) must release exactly what
+    # derivative(X @ W.T).T @ X gives: streams are pinned to their outputs
+    loss, labels = LOSSES.get(name) or (HuberLoss(0.5), LOSSES["squared"][1])
+    rng = np.random.default_rng(2)
+    for n, d in [(1, 7), (2, 1), (3, 5), (500, 91), (64, 300)]:
+        base = rng.normal(size=(n + 3, d))
+        for X in (base[1:n + 1], np.asfortranarray(base[:n]), base[:n].copy()):
+            y = labels(rng, n)
+            W = rng.normal(size=(loss.n_outputs, d))
+            expected = loss.derivative(X @ W.T, y).T @ X
+            got = loss.gradient(W, X, y)
+            assert got.shape == expected.shape
+            assert np.array_equal(got, expected)
+            assert np.array_equal(np.signbit(got), np.signbit(expected))
 
 
 @pytest.mark.parametrize("name", list(LOSSES))

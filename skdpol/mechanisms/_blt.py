@@ -319,6 +319,23 @@ def _grid_units_sensitivity(own, g, E, n_coords):
     return own * (1 + _SLACK) / g + (2.0 * E + 1.0) * math.sqrt(n_coords)
 
 
+# the ufuncs of BLTPrefixSum._step, called directly (no Python wrappers)
+_add, _multiply, _rint = np.add, np.multiply, np.rint
+_minimum, _maximum = np.minimum, np.maximum
+_sum_rows = np.add.reduce
+
+
+_FULL_COEFFICIENTS = 4096  # coordinates up to which the coefficients are stored full size
+
+
+def _per_buffer(values, dim):
+    """A BLT's per-buffer coefficients as a column to multiply the (buffers,
+    dim) state by: full size for short vectors, where broadcasting a (buffers,
+    1) column costs more than the products themselves (the same products)."""
+    column = np.asarray(values, dtype=np.float64)[:, None]
+    return np.repeat(column, dim, axis=1) if dim <= _FULL_COEFFICIENTS else column
+
+
 def _keyed_generator(rng):
     """A fresh counter-based generator keyed from ``rng`` (a secret key)."""
     return np.random.Generator(np.random.Philox(
@@ -418,10 +435,9 @@ class BLTPrefixSum(_LeafByLeaf):
         self.sampler = sampler
         self.blt = blt_for_horizon(self.horizon, int(buffers), error)
         self.stream_sensitivity = self.sensitivity * self.blt.sensitivity(self.horizon)
-        self._theta = np.asarray(self.blt.theta)[:, None]
-        self._omega = np.asarray(self.blt.omega)[:, None]
         lam, nu = self.blt.inverse
-        self._lam, self._nu = lam[:, None], nu[:, None]
+        self._theta, self._omega, self._lam, self._nu = (
+            _per_buffer(c, self.dim) for c in (self.blt.theta, self.blt.omega, lam, nu))
         self._step_size = None  # the grid g (discrete path with noise)
         if sampler == "discrete" and self.noise_multiplier > 0 and self.sensitivity > 0:
             self._set_grid(self.sensitivity if leaf_bound is None else float(leaf_bound))
@@ -527,19 +543,45 @@ class BLTPrefixSum(_LeafByLeaf):
 
     def _step(self, x):
         # y_t = x_t + sum_j omega_j enc_j;  enc_j <- theta_j enc_j + x_t
+        # Per step this is ~20 ufunc calls on vectors of dim, so the call
+        # overhead is the cost: np.clip's Python wrapper is replaced by
+        # maximum/minimum (the same values, NaN included) and .sum(axis=0)
+        # by add.reduce (what it calls: the buffers are added in order,
+        # b_0 + b_1 + ..., exactly as before -- the float error that
+        # encoding_error_bound covers is unchanged). The new arrays are
+        # fresh, so they are finished in place; the buffers and totals are
+        # replaced, never written in place (``__copy__`` relies on it).
         if self._step_size is not None:  # grid units (g a power of two: exact)
-            x = np.clip(x, -self.leaf_bound, self.leaf_bound) / self._step_size
-            v = x + (self._omega * self._enc).sum(axis=0)
-            y = (np.rint(v) + self._integer_noise()) * self._step_size
+            x = _minimum(_maximum(x, -self.leaf_bound), self.leaf_bound) / self._step_size
+            v = _add(x, _sum_rows(_multiply(self._omega, self._enc), 0))
+            y = _rint(v, out=v)
+            _add(y, self._integer_noise(), out=y)
+            _multiply(y, self._step_size, out=y)
         else:
-            y = x + (self._omega * self._enc).sum(axis=0)
+            y = _add(x, _sum_rows(_multiply(self._omega, self._enc), 0))
             if self.noise_multiplier > 0:
-                y = y + self._rng.standard_normal(self.dim) * self.noise_std
-        self._enc = self._theta * self._enc + x
+                _add(y, self._rng.standard_normal(self.dim) * self.noise_std, out=y)
+        enc = _multiply(self._theta, self._enc)
+        self._enc = _add(enc, x, out=enc)
         # the decoder post-processes y: v_t = y_t + sum_j nu_j dec_j
-        v = y + (self._nu * self._dec).sum(axis=0)
-        self._dec = self._lam * self._dec + y
-        self._released = self._released + v
+        v = _add(y, _sum_rows(_multiply(self._nu, self._dec), 0))
+        dec = _multiply(self._lam, self._dec)
+        self._dec = _add(dec, y, out=dec)
+        self._released = _add(self._released, v)
+
+    def _add_one(self, x):
+        # one leaf (a vector of dim, float64), after check_room
+        self._step(x)
+        self._total = _add(self._total, x)
+        self._t += 1
+
+    def add(self, total, n_leaves=1):
+        """Add one leaf (a BLT step is one leaf: ``n_leaves`` must be 1)."""
+        if n_leaves != 1:
+            raise ValueError("a BLT step is one leaf: pass several through add_leaves.")
+        x = np.asarray(total, dtype=np.float64).reshape(self.dim)
+        self.check_room(1)
+        self._add_one(x)
 
     def prefix_releases(self, leaves):
         """Add the rows of ``leaves``; return the private prefix sum before each."""
@@ -548,9 +590,7 @@ class BLTPrefixSum(_LeafByLeaf):
         out = np.empty_like(leaves)
         for i, x in enumerate(leaves):
             out[i] = self._released
-            self._step(x)
-            self._total = self._total + x
-            self._t += 1
+            self._add_one(x)
         return out
 
     def release(self):
@@ -578,7 +618,10 @@ class BLTPrefixSum(_LeafByLeaf):
         if n_leaves is None or self.noise_multiplier == 0:
             return noise_event(self.noise_multiplier, "gaussian", self.sampler)
         n = min(max(int(n_leaves), 1), self.horizon)
-        scale = self._sensitivity_over(self.horizon) / self._sensitivity_over(n)
+        # the whole stream's sensitivity is fixed: _grid_sensitivity (grid) or
+        # stream_sensitivity (float) is _sensitivity_over(horizon), computed once
+        full = self._grid_sensitivity if self._step_size is not None else self.stream_sensitivity
+        scale = full / self._sensitivity_over(n)
         # the interim multiplier is rounded down to a grid of 2^(1/128) (< 0.55 %):
         # the spend reported before the horizon is over-stated by at most ~1.1 %
         # in rho, never under, and a stream's reports take a few hundred
@@ -701,14 +744,25 @@ class OpenBLTPrefixSum(_LeafByLeaf):
             out[done:done + part.shape[0]] = (self._finished_release
                                               + self._epoch.prefix_releases(part))
             done += part.shape[0]
-            self._t += part.shape[0]
-            if self._epoch.n_leaves == self._epoch.horizon:  # next epoch, twice as long
-                ep = self._epoch
-                self._finished_total = self._finished_total + ep.exact_total
-                self._finished_release = self._finished_release + ep.release()
-                self._finished_var += (ep.noise_std * ep.blt.max_error(ep.horizon)) ** 2
-                self._epoch = self._new_epoch(2 * ep.horizon)
+            self._added(part.shape[0])
         return out
+
+    def add(self, total, n_leaves=1):
+        """Add one leaf (``n_leaves`` must be 1): as :meth:`prefix_releases`
+        of one row, without building its output (a stream's every round)."""
+        if n_leaves != 1:
+            raise ValueError("a BLT step is one leaf: pass several through add_leaves.")
+        self._epoch.add(total, 1)  # a finished epoch is replaced at once: there is room
+        self._added(1)
+
+    def _added(self, count):
+        self._t += count
+        if self._epoch.n_leaves == self._epoch.horizon:  # next epoch, twice as long
+            ep = self._epoch
+            self._finished_total = self._finished_total + ep.exact_total
+            self._finished_release = self._finished_release + ep.release()
+            self._finished_var += (ep.noise_std * ep.blt.max_error(ep.horizon)) ** 2
+            self._epoch = self._new_epoch(2 * ep.horizon)
 
     def release(self):
         """The private prefix sum of all leaves added so far."""

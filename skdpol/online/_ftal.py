@@ -90,8 +90,9 @@ class PrivateFTAL(RoundBuffer):
     def _round(self, X, y):
         self._tree.add(self.loss.gradient(self.W, X, y).ravel(), 1)
         n_rows = (self.n_rounds + 1) * self.batch_size
-        S = self._tree.release().reshape(self.W.shape)
-        step = -S / (self.alpha * n_rows)
+        # -S / c as S / -c: negation is exact and division rounds
+        # symmetrically, so the values are the same, with one ufunc call less
+        step = self._tree.release().reshape(self.W.shape) / -(self.alpha * n_rows)
         if self.centre == "published":
             self._weighted_models += X.shape[0] * self.W
             step += self._weighted_models / n_rows

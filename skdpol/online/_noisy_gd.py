@@ -217,10 +217,9 @@ class NoisyGradientDescent(HoldsNoiseSpec, RoundBuffer):
 
     def _gradient_sum(self, W, X, y):
         """sum_i l'(W v_i, y_i) v_i^T, shape (k, d)."""
-        if self.n_outputs == 1:  # matrix-vector products (k = 1: the kernel's hot path)
-            s = X @ W[0]
-            return (X.T @ self.loss.derivative(s[:, None], y)[:, 0])[None, :]
-        return self.loss.derivative(X @ W.T, y).T @ X
+        # k = 1 (the kernel's hot path): the loss's matrix-vector products
+        # through np.dot, the same gemv calls as X @ w and X.T @ d
+        return self.loss.gradient(W, X, y)
 
     def _round(self, X, y):
         b, mu = X.shape[0], self.momentum

@@ -6,6 +6,7 @@ unpublished, in underscore attributes (curator state) until it completes.
 :class:`~skdpol.BudgetExhaustedError` before anything changes.
 """
 
+import math
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -106,7 +107,9 @@ class RoundBuffer(ABC):
 
 def project_ball(W, radius):
     """Euclidean projection of W onto the (Frobenius) ball of the given radius."""
-    norm = float(np.sqrt(np.sum(W * W)))
+    # np.add.reduce is what np.sum calls (the same pairwise sum) and
+    # math.sqrt rounds as np.sqrt does, without the wrappers: once a round
+    norm = math.sqrt(np.add.reduce(W * W, axis=None))
     return W * (radius / norm) if norm > radius else W
 
 
