@@ -373,3 +373,15 @@ def test_a_failed_refit_leaves_the_fitted_estimator_untouched(stream):
     with pytest.raises(ValueError, match="NaN"):
         est.fit(bad, y)  # an ndarray would also reset feature_names_in_
     assert _state(est) == before
+
+
+@pytest.mark.parametrize("algorithm", ["ftrl", "ftal", "mi-ogd"])
+def test_fit_ignores_a_stream_batch_size_its_igd_cannot_use(stream, algorithm):
+    # fit runs POL over IGD, whose squared-loss step bound needs per-row
+    # rounds: a batch_size set for the stream must not make fit refuse
+    X, y = stream
+    est = PrivateOnlineRegressor(**BOUNDS, algorithm=algorithm, batch_size=50, random_state=0)
+    ref = PrivateOnlineRegressor(**BOUNDS, algorithm=algorithm, random_state=0)
+    assert np.array_equal(est.fit(X, y).coef_, ref.fit(X, y).coef_)
+    with pytest.raises(ValueError, match="batch_size=1"):
+        PrivateOnlineRegressor(**BOUNDS, algorithm="igd", batch_size=50).fit(X, y)

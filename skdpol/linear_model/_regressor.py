@@ -416,8 +416,12 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._check_gradient_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
         batch = self._begin_one_release(X.shape[0])
-        if self.batch_size == "auto" and self.algorithm_ not in ("giga", "noisy-gd"):
-            batch = 1  # POL runs IGD, whose squared-loss step bound holds for one row a round
+        if self.algorithm_ not in ("giga", "noisy-gd") and (
+                self.batch_size == "auto" or self.algorithm_ != "igd"):
+            # POL runs IGD, whose squared-loss step bound holds for one row a
+            # round: a batch_size set for ftrl / ftal / mi-ogd streams does
+            # not apply to it (an explicit igd with batch_size > 1 is refused)
+            batch = 1
         self._resolve_bounds(X, y)
         W, event = self._fit_gradient(self._loss(self.algorithm_), self._augment(X),
                                       self._unit_labels(y), batch)
