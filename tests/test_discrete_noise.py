@@ -382,9 +382,9 @@ def test_a_discrete_tree_refuses_sums_beyond_exact_float_range():
 
 
 def test_the_exp_table_built_by_powers_equals_the_direct_thresholds():
-    table = _exact.exp_table(2**15)
+    table = _exact.exp_table(2**15, 16)
     ks = np.unique(np.r_[0, 1, 2**15 - 1, np.random.default_rng(2).integers(0, 2**15, 100)])
-    direct = [_exact.floor_exp_neg(Fraction(int(k), 2**12), 32) - 18 for k in ks]
+    direct = [_exact.floor_exp_neg(Fraction(int(k), 2**16), 31) - 2**15 for k in ks]
     assert np.array_equal(table[ks], direct)
 
 

@@ -188,6 +188,7 @@ def fast_scale_limit(noise="gaussian"):
     return _VECTOR_LIMIT[noise]
 
 
+@lru_cache(maxsize=256)
 def _laplace_parameters(scale):
     """(L, s) with 2^L / s >= scale, relative excess below 2^-12."""
     scale = Fraction(scale)

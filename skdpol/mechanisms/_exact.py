@@ -16,9 +16,10 @@ The envelope (rejection from a histogram). Split y >= 0 into boxes of
 w = 2^lw integers, box j = [j w, (j + 1) w) for j < B (the core; B is the
 first j with f(j w) <= tau, tau below). A proposal reads 64 random bits as
 
-    slot (S = 16 bits) | offset o (lw bits) | sign (1 bit) | U (Q bits),
+    sign (1 bit) | U (Q bits) | unused | offset o (lw bits) | slot (S = 16 bits)
 
-the slot through a table of 2^S entries in which box j holds n_j entries,
+(the sign in the top bit, U just below it, the slot at the bottom), the
+slot through a table of 2^S entries in which box j holds n_j entries,
 n_j = ceil(c f(j w)) for a rational c chosen so that the n_j fill the table,
 a tail entry and "reject" entries fill the rest. With y = j w + o the
 proposal is z = y (sign 0) or z = ~y = -(y + 1) (sign 1), so |z| = y + sign
@@ -43,21 +44,19 @@ on all of Z. (The decomposition y = k B w + y' is unique.)
 The decision u < p, exactly. u is uniform on [0, 1), known by its first Q
 bits U (more bits are read on demand). Write p = rho_j exp(-delta), with
 rho_j = c f(j w) / n_j in (0, 1] per box and delta = (q(|z|) - q(j w)) / 2^P
-= dn / 2^P, dn = e (a (2 j w + e) + b), e = o + sign in [0, w]. Bounds:
+= dn / 2^P, dn = e (a (2 j w + e) + b), e = o + sign in [0, w]. Bounds, from
+exact tables (b = 16 table bits for every scale the estimators use):
 
-* with i = floor(delta 2^12), r = delta - i 2^-12 and rq the next 16 bits
-  (rq 2^-28 <= r < (rq + 1) 2^-28), and the exact table entry
-  A_i = floor(2^32 exp(-i 2^-12)) - 18:
-  lowE = A_i - floor(A_i rq / 2^28) satisfies lowE <= 2^32 exp(-delta) <
-  lowE + 148. From 1 - r <= exp(-r) <= 1 - r + r^2 / 2: below,
-  (A_i + 18)(1 - (rq + 1) 2^-28) >= A_i + 18 - A_i rq 2^-28 - 16.01 > lowE
-  (A_i + 18 <= 2^32); above, (A_i + 19)(1 - rq 2^-28 + 2^-25)
-  <= A_i - A_i rq 2^-28 + 19 + 128.01 < lowE + 148 (r < 2^-12);
-* R_j <= 2^31 rho_j < R_j + 2, from 160-bit brackets of f(j w);
-* thr = floor(lowE R_j / 2^(63-Q)): then thr <= 2^Q p, since
-  lowE R_j <= 2^63 p, and 2^Q p < thr + Delta with Delta = 1 +
-  ceil(153 2^31 / 2^(63-Q)), since 2^63 p < (lowE + 148)(R_j + 2)
-  <= lowE R_j + 148 2^31 + 2 lowE + 296 < lowE R_j + 153 2^31.
+* i = floor(delta 2^b) and A_i = max(floor(2^31 exp(-i 2^-b)) - 2^(31-b), 0)
+  (``exp_table``) satisfy A_i <= 2^31 exp(-delta) < A_i + 2^(31-b) + 1:
+  exp(-x) decreases and is 1-Lipschitz on x >= 0, so for delta in
+  [i 2^-b, (i + 1) 2^-b), exp(-i 2^-b) - 2^-b <= exp(-delta) <= exp(-i 2^-b);
+  A_i >= 0 keeps u63 - thr (below) in int64;
+* R_j <= 2^32 rho_j < R_j + 2, from 160-bit brackets of f(j w);
+* thr = floor(A_i R_j / 2^(63-Q)): then thr <= 2^Q p, since A_i R_j <=
+  2^63 p, and 2^Q p < thr + Delta with Delta = 1 + ceil(SLACK / 2^(63-Q)),
+  SLACK = (2^(31-b) + 3) 2^32, since 2^63 p < (A_i + 2^(31-b) + 1)(R_j + 2)
+  <= A_i R_j + (2^(31-b) + 1) 2^32 + 2 A_i + 2^(32-b) + 2 < A_i R_j + SLACK.
 
 Hence, u being in [U / 2^Q, (U + 1) / 2^Q),
 
@@ -67,30 +66,35 @@ Hence, u being in [U / 2^Q, (U + 1) / 2^Q),
                              bits, 64 at a time, against the exact binary
                              expansion of p (``LazyUniform``),
 
-a flag having probability about Delta / 2^Q, 2^-24.7 at Q = 32. Tail and
-reject entries have R = 0, hence thr = 0: never accepted in numpy, flagged
-iff U < Delta, which for the tail entry is exactly the tail start. Every
+a flag having probability about Delta / 2^Q, 2^-16 (one lane in ~65000; it
+costs ~25 microseconds). numpy compares the word with its sign bit cleared,
+u63 = U 2^(63-Q) + (the proposal's bits, < 2^(63-Q)), with thr 2^(63-Q):
+u63 < thr 2^(63-Q) iff U < thr, and 0 <= u63 - thr 2^(63-Q) < Delta 2^(63-Q)
+iff thr <= U < thr + Delta, so only U enters the decision. Tail and reject
+entries have R = 0, hence thr = 0: never accepted in numpy, flagged iff
+U < Delta, which for the tail entry is exactly the tail start. Every
 intermediate is an int64 below 2^63 (checked when the plan is built).
 """
 
 import math
+import sys
 from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
 _SLOT_BITS = 16  # S: the box is one of 2^16 table slots
-_TABLE_BITS = 12  # exp(-delta) is tabulated at delta = i 2^-12
+_TABLE_BITS = 16  # exp(-delta) is tabulated at delta = i 2^-16 ...
+_TABLE_SIZE = 2**17  # ... unless that needs more entries (tiny scales): then coarser
 _LANE_BITS = 32  # at most this many bits of u are compared in numpy (tests lower it)
 _MIN_LANE_BITS = 24  # fewer free bits in the word: u takes half of a second word
-_WINDOW_PAD = 0  # tests widen the flagged window by this much on both sides
+_FLAG_ALL = False  # tests set it: every lane is decided by the exact Python comparison
 _TAIL_SLOTS = 1  # slots of the tail (tests raise it to make tails common)
 _FIX = 160  # bits of the fixed-point brackets a plan is built from
 _C_BITS = 16  # c = C / 2^16
 _INT64_MAX = 2**63 - 1  # (a test lowers it: plans that could overflow are refused)
-_SLACK = 153 * 2**31  # 2^63 p < lowE R_j + _SLACK (module docstring)
-_TABLE_OFFSET = 18  # A_i = floor(2^32 exp(-i 2^-12)) - 18
-_CHUNK = 8192  # proposals per numpy pass: small temporaries stay in cache
+_SLOT_VIEW = 0 if sys.byteorder == "little" else 3  # the low 16 bits of a word, as uint16
+_CHUNK = 16384  # proposals per numpy pass (bounded temporaries; one pass up to ~16000 draws)
 
 
 # ------------------------------------------------------------ exact exp(-x)
@@ -225,35 +229,36 @@ def _floor_exp_fraction(x, bits):
 
 # ---------------------------------------------------------------- the tables
 @lru_cache(maxsize=8)
-def _exp_thresholds(size):
-    """floor(2^32 exp(-i 2^-12)) for i < size, exactly.
+def _exp_thresholds(size, bits):
+    """floor(2^31 exp(-i 2^-bits)) for i < size, exactly.
 
-    Integer brackets lo_i <= 2^W exp(-i 2^-12) <= hi_i (W = 128) grow by
+    Integer brackets lo_i <= 2^W exp(-i 2^-bits) <= hi_i (W = 128) grow by
     powers (lo_{i+1} = floor(lo_i lo_1 / 2^W), hi rounded up), and a
-    threshold is taken only where both ends give the same floor at 32 bits;
+    threshold is taken only where both ends give the same floor at 31 bits;
     elsewhere (about size 2^-90 of the time) it is computed directly."""
     W = 128
-    lo1, hi1 = exp_neg_fixed(1, _TABLE_BITS, W)
+    lo1, hi1 = exp_neg_fixed(1, bits, W)
     lo, hi, out = 1 << W, 1 << W, []
     for i in range(size):
-        a, b = lo >> (W - 32), hi >> (W - 32)
-        out.append(a if a == b else floor_exp_neg(Fraction(i, 2**_TABLE_BITS), 32))
+        a, b = lo >> (W - 31), hi >> (W - 31)
+        out.append(a if a == b else floor_exp_neg(Fraction(i, 2**bits), 31))
         lo, hi = (lo * lo1) >> W, -((-hi * hi1) >> W)
     return np.array(out, dtype=np.int64)
 
 
-def exp_table(size):
-    """A_i = floor(2^32 exp(-i 2^-12)) - 18 for i < size (int64), from a table
-    built once per power-of-two size."""
-    full = _exp_thresholds(1 << max(int(size) - 1, 1).bit_length())
-    return full[:size] - _TABLE_OFFSET
+def exp_table(size, bits):
+    """A_i = max(floor(2^31 exp(-i 2^-bits)) - 2^(31 - bits), 0) for i < size
+    (int32), from a table built once per power-of-two size."""
+    full = _exp_thresholds(1 << max(int(size) - 1, 1).bit_length(), bits)
+    return np.maximum(full[:size] - (1 << (31 - bits)), 0).astype(np.int32)
 
 
 class Plan:
     """The envelope of one law: built once per scale by ``make_plan``."""
 
-    __slots__ = ("a", "b", "P", "lw", "Q", "two_words", "window", "pad", "B", "C", "counts",
-                 "slot_table", "R", "table", "sh_index", "sh_frac", "rate", "tail_num")
+    __slots__ = ("a", "b", "P", "lw", "Q", "two_words", "window", "flag_all", "B", "C",
+                 "counts", "slot_table", "R", "table_bits", "table", "sh_index", "high",
+                 "limit", "rate", "tail_num", "tail_window")
 
     def q(self, y):
         return self.a * y * y + self.b * y
@@ -282,12 +287,13 @@ def make_plan(a, b, P):
     plan = Plan()
     plan.a, plan.b, plan.P = a, b, P
     plan.lw = lw = _box_bits(a, b, P)
-    plan.two_words = 64 - (S + lw + 1) < _MIN_LANE_BITS
-    plan.Q = Q = min(_LANE_BITS, 32 if plan.two_words else 64 - (S + lw + 1))
-    plan.window = 1 + -(-_SLACK >> (63 - Q))
-    plan.pad = _WINDOW_PAD
-    # tau = tail_num / 2^(S + Q): a tail slot, then U < window
-    plan.tail_num = _TAIL_SLOTS * min(plan.window, 1 << Q)
+    plan.two_words = 63 - (S + lw) < _MIN_LANE_BITS
+    plan.Q = Q = min(_LANE_BITS, 32 if plan.two_words else 63 - (S + lw))
+    plan.flag_all = _FLAG_ALL
+    # a tail start: a tail slot, then U < tail_window = 2^(Q - 16) (<= window
+    # below): tau = tail_num / 2^(S + Q) = 2^-32
+    plan.tail_window = 1 << max(Q - 16, 0)
+    plan.tail_num = _TAIL_SLOTS * plan.tail_window
 
     # brackets of f(j w) at W bits by f((j + 1) w) = f(j w) g_j with
     # g_j = exp(-(a (2j + 1) w^2 + b w) / 2^P) = g_0 h^j, h = exp(-2 a w^2 / 2^P);
@@ -320,9 +326,9 @@ def make_plan(a, b, P):
     plan.counts = n = counts(C)
     if sum(n) > room:
         return None
-    # R_j = floor(2^31 C lo_j / (2^shift n_j)) <= 2^31 rho_j, and 2^31 rho_j
-    # <= 2^31 C hi_j / (2^shift n_j) < R_j + 1 + 2^31 (hi_j - lo_j) / lo_j < R_j + 2
-    R = [(C * lo << 31) // (n_j << shift) for lo, n_j in zip(f_lo, n)]
+    # R_j = floor(2^32 C lo_j / (2^shift n_j)) <= 2^32 rho_j, and 2^32 rho_j
+    # <= 2^32 C hi_j / (2^shift n_j) < R_j + 1 + 2^32 (hi_j - lo_j) / lo_j < R_j + 2
+    R = [(C * lo << 32) // (n_j << shift) for lo, n_j in zip(f_lo, n)]
     plan.R = np.array(R + [0, 0], dtype=np.int64)  # box B: the tail, B + 1: reject
     table = np.full(1 << S, B + 1, dtype=np.uint16)
     table[: sum(n)] = np.repeat(np.arange(B, dtype=np.uint16), n)
@@ -334,12 +340,22 @@ def make_plan(a, b, P):
     dn_max = w * (a * (2 * (B + 1) * w + w) + b)
     if max(dn_max, (B + 3) << (lw + 1)) > _INT64_MAX:
         return None
-    plan.sh_index, plan.sh_frac = P - _TABLE_BITS, P - _TABLE_BITS - 16
-    top = dn_max >> plan.sh_index if plan.sh_index >= 0 else dn_max << -plan.sh_index
-    plan.table = exp_table(top + 1)
+    tb = _TABLE_BITS
+    while tb and _index(dn_max, P - tb) >= _TABLE_SIZE:
+        tb -= 1
+    plan.table_bits, plan.sh_index = tb, P - tb
+    plan.table = exp_table(_index(dn_max, P - tb) + 1, tb)
+    slack = ((1 << (31 - tb)) + 3) << 32  # 2^63 p < A_i R_j + slack
+    plan.window = 1 + -(-slack >> (63 - Q))
+    plan.high = -(1 << (63 - Q))  # thr 2^(63-Q) = (A_i R_j) & high
+    plan.limit = min(plan.window << (63 - Q), 2**64 - 1)
     # expected acceptance, sum_y f(y) ~ w (sum_j f(j w) - 1 / 2): it only sizes the passes
     plan.rate = min(max(C * (total - (f_hi[0] >> 1)) / 2.0 ** (shift + S), 0.05), 1.0)
     return plan
+
+
+def _index(dn, shift):
+    return dn >> shift if shift >= 0 else dn << -shift
 
 
 def clear_plans():
@@ -348,44 +364,38 @@ def clear_plans():
 
 
 # ----------------------------------------------------------------- sampling
-def _shift(x, k, out=None):
-    """x >> k, or x << -k for k < 0 (exact either way: dn has no bits below 2^0)."""
-    return np.right_shift(x, k, out=out) if k >= 0 else np.left_shift(x, -k, out=out)
-
-
 def propose(rng, plan, m):
     """The accepted ones among ``m`` independent proposals (int64, i.i.d. from
     the law, a random number of them)."""
     words = rng.bit_generator.random_raw(m)
     extra = rng.bit_generator.random_raw((m + 1) // 2) if plan.two_words else None
-    box, z, U, accept, flagged = decide(plan, words, extra)
-    if flagged.any():  # ~2^-24.7 per proposal: exact, in Python, with later bits of u
+    box, z, u63, accept, flagged = decide(plan, words, extra)
+    if flagged is not None:  # ~2^-16 per proposal: exact, in Python, with u's later bits
         for i in np.flatnonzero(flagged):
-            k = _settle(rng, plan, int(box[i]), int(z[i]), int(U[i]))
+            k = _settle(rng, plan, int(box[i]), int(z[i]), int(u63[i]) >> (63 - plan.Q))
             if k is not None:
                 accept[i], z[i] = True, k
     return z[accept]
 
 
 def decide(plan, words, extra=None):
-    """The numpy part of a pass over 64-bit ``words`` (uint64, overwritten; with
+    """The numpy part of a pass over 64-bit ``words`` (uint64; with
     ``plan.two_words`` u's bits come from ``extra``, half a word per lane):
-    (box, z, U, accept, flagged), accept and flagged exclusive (module
+    (box, z, u63, accept, flagged), flagged None when no lane is (module
     docstring)."""
-    S, lw, Q, m = _SLOT_BITS, plan.lw, plan.Q, words.size
-    t = np.bitwise_and(words, (1 << S) - 1)
-    box = plan.slot_table.take(t)
-    np.right_shift(words, S, out=t)
-    off = np.bitwise_and(t, (1 << lw) - 1, out=t).view(np.int64)
-    sign = np.right_shift(words, S + lw)
-    sign = np.bitwise_and(sign, 1, out=sign).view(np.int64)
+    S, lw, m = _SLOT_BITS, plan.lw, words.size
+    w64 = words.view(np.int64)
+    box = plan.slot_table.take(words.view(np.uint16)[_SLOT_VIEW::4])
+    off = np.right_shift(w64, S)
+    off &= (1 << lw) - 1
+    neg = np.right_shift(w64, 63)  # -sign: 0 or -1
     if plan.two_words:
-        U = (extra.view(np.uint32)[:m] >> (32 - Q)).astype(np.int64)
+        u63 = (extra.view(np.uint32)[:m] >> (32 - plan.Q)).astype(np.int64)
+        u63 <<= 63 - plan.Q
     else:
-        U = np.right_shift(words, 64 - Q, out=words).view(np.int64)
-    y = box.astype(np.int64)
-    np.left_shift(y, lw, out=y)  # j w
-    e = np.add(off, sign)  # |z| - j w
+        u63 = np.bitwise_and(w64, 2**63 - 1)  # U 2^(63-Q) + bits below
+    y = np.left_shift(box, lw, dtype=np.int64)  # j w
+    e = np.subtract(off, neg)  # |z| - j w
     if plan.a:
         dn = np.left_shift(y, 1)
         dn += e
@@ -393,26 +403,24 @@ def decide(plan, words, extra=None):
         if plan.b:
             dn += plan.b
         dn *= e
-        idx = _shift(dn, plan.sh_index, out=e)
     else:
         dn = np.multiply(e, plan.b, out=e)
-        idx = _shift(dn, plan.sh_index)
-    low = plan.table.take(idx)
-    frac = _shift(dn, plan.sh_frac, out=dn)
-    frac &= 0xFFFF
-    frac *= low
-    frac >>= 28
-    low -= frac  # lowE <= 2^32 exp(-delta) < lowE + 148
-    low *= plan.R.take(box)
-    low >>= 63 - Q  # thr <= 2^Q p < thr + window
-    # U < thr - pad: accept; thr - pad <= U < thr + window + pad: flagged
-    d = np.subtract(U + plan.pad if plan.pad else U, low, out=low)
-    accept = d < 0
-    flagged = d.view(np.uint64) < plan.window + 2 * plan.pad
+    idx = np.right_shift(dn, plan.sh_index, out=dn) if plan.sh_index >= 0 else \
+        np.left_shift(dn, -plan.sh_index, out=dn)
+    d = plan.R.take(box)
+    d *= plan.table.take(idx)  # A_i R_j
+    d &= plan.high  # thr 2^(63-Q)
+    np.subtract(u63, d, out=d)
+    accept = d < 0  # U < thr
+    flagged = None
+    if plan.flag_all:
+        accept[:] = False
+        flagged = np.ones(m, dtype=bool)
+    elif d.view(np.uint64).min() < plan.limit:  # some thr <= U < thr + window
+        flagged = d.view(np.uint64) < plan.limit
     y += off
-    np.negative(sign, out=sign)
-    z = np.bitwise_xor(y, sign, out=y)  # y (sign 0) or ~y = -(y + 1) (sign 1)
-    return box, z, U, accept, flagged
+    z = np.bitwise_xor(y, neg, out=y)  # y (sign 0) or ~y = -(y + 1) (sign 1)
+    return box, z, u63, accept, flagged
 
 
 def _settle(rng, plan, j, z, U):
@@ -420,8 +428,8 @@ def _settle(rng, plan, j, z, U):
     U of u): the accepted integer or None."""
     if j == plan.B + 1:
         return None
-    if j == plan.B:  # the tail slot: a tail start iff U < window
-        return _tail(rng, plan, z < 0) if U < plan.window else None
+    if j == plan.B:  # the tail slot: a tail start iff U < tail_window
+        return _tail(rng, plan, z < 0) if U < plan.tail_window else None
     absz = -z if z < 0 else z
     scale_den = plan.counts[j] << _C_BITS  # p = C f(|z|) / (2^16 n_j)
     u = LazyUniform(rng, U, plan.Q)
@@ -431,12 +439,12 @@ def _settle(rng, plan, j, z, U):
 
 
 def _word(rng, plan):
-    """(slot, offset, U) of one proposal word, as ``propose`` reads them."""
+    """(slot, offset, U) of one proposal word, as ``decide`` reads them."""
     raw = int(rng.bit_generator.random_raw())
     if plan.two_words:
         U = int(rng.bit_generator.random_raw()) >> (64 - plan.Q)
     else:
-        U = raw >> (64 - plan.Q)
+        U = (raw >> (63 - plan.Q)) & ((1 << plan.Q) - 1)
     return raw & ((1 << _SLOT_BITS) - 1), (raw >> _SLOT_BITS) & ((1 << plan.lw) - 1), U
 
 
@@ -447,7 +455,7 @@ def _tail(rng, plan, negative):
     while True:
         slot, off, U = _word(rng, plan)
         j = int(plan.slot_table[slot])
-        if j == plan.B and U < plan.window:
+        if j == plan.B and U < plan.tail_window:
             k += 1
             continue
         if j >= plan.B:
