@@ -8,9 +8,10 @@ with q(y) = a y^2 + b y for integers a, b >= 0, not both 0 (Gaussian: b = 0;
 Laplace: a = 0). Canonne et al.'s algorithms reach them through a discrete
 Laplace proposal that is itself a rejection sampler (acceptance ~0.63, times
 ~0.7 for the Gaussian) and about six Bernoulli(exp(-x)) draws per proposal.
-Here a proposal is accepted ~98% of the time and costs one 64-bit random
-word, two table lookups and one comparison; no floating-point value enters
-any decision.
+Here a proposal is accepted ~98% of the time (Gaussian; ~97.5% Laplace) and
+costs one 64-bit random word, three table lookups and one integer
+comparison, about twenty numpy operations per pass in all; no floating-point
+value enters any decision.
 
 The envelope (rejection from a histogram). Split y >= 0 into boxes of
 w = 2^lw integers, box j = [j w, (j + 1) w) for j < B (the core; B is the
@@ -31,10 +32,10 @@ so P(output z) = (n_j / 2^S)(1 / w)(1 / 2) p = c f(|z|) / (2^(S+1) w):
 proportional to f(|z|), exactly, whatever c, w and the rounding of n_j are
 (they only set the acceptance rate, sum_z c f(|z|) / (2^(S+1) w)).
 
-The tail. The tail entry starts a tail proposal when U < Delta (below), so
-with probability tau = Delta / 2^(S+Q) (about 2^-40); the lane then draws,
-in Python, further words: each tail entry with U < Delta adds a level, a
-reject entry or a tail entry with U >= Delta rejects, and the first core
+The tail. The tail entry starts a tail proposal when U < 2^(Q-16), so with
+probability tau = 2^-16 2^(Q-16) / 2^Q = 2^-32 per proposal; the lane then
+draws, in Python, further words: each tail entry with U < 2^(Q-16) adds a
+level, a reject entry or another tail entry rejects, and the first core
 entry gives y' = j w + o; the proposal is y = k B w + y' after k levels, so
 P(y) = tau^k P_core(y'). As q(u + v) >= q(u) + q(v) for u, v >= 0,
 f(k B w + y') <= f(B w)^k f(y') <= tau^k f(y'), so p = c f(|z|) / (n_j tau^k)
@@ -52,11 +53,12 @@ exact tables (b = 16 table bits for every scale the estimators use):
   exp(-x) decreases and is 1-Lipschitz on x >= 0, so for delta in
   [i 2^-b, (i + 1) 2^-b), exp(-i 2^-b) - 2^-b <= exp(-delta) <= exp(-i 2^-b);
   A_i >= 0 keeps u63 - thr (below) in int64;
-* R_j <= 2^32 rho_j < R_j + 2, from 160-bit brackets of f(j w);
+* R_j <= 2^32 rho_j < R_j + 2 (R_j <= 2^32), from 160-bit brackets of f(j w);
 * thr = floor(A_i R_j / 2^(63-Q)): then thr <= 2^Q p, since A_i R_j <=
   2^63 p, and 2^Q p < thr + Delta with Delta = 1 + ceil(SLACK / 2^(63-Q)),
-  SLACK = (2^(31-b) + 3) 2^32, since 2^63 p < (A_i + 2^(31-b) + 1)(R_j + 2)
-  <= A_i R_j + (2^(31-b) + 1) 2^32 + 2 A_i + 2^(32-b) + 2 < A_i R_j + SLACK.
+  SLACK = (2^(31-b) + 4) 2^32, since 2^63 p < (A_i + 2^(31-b) + 1)(R_j + 2)
+  <= A_i R_j + (2^(31-b) + 1) 2^32 + 2 A_i + 2^(32-b) + 2 < A_i R_j + SLACK
+  (A_i < 2^31: the product A_i R_j is below 2^63).
 
 Hence, u being in [U / 2^Q, (U + 1) / 2^Q),
 
@@ -72,8 +74,9 @@ u63 = U 2^(63-Q) + (the proposal's bits, < 2^(63-Q)), with thr 2^(63-Q):
 u63 < thr 2^(63-Q) iff U < thr, and 0 <= u63 - thr 2^(63-Q) < Delta 2^(63-Q)
 iff thr <= U < thr + Delta, so only U enters the decision. Tail and reject
 entries have R = 0, hence thr = 0: never accepted in numpy, flagged iff
-U < Delta, which for the tail entry is exactly the tail start. Every
-intermediate is an int64 below 2^63 (checked when the plan is built).
+U < Delta, which for the tail entry includes every tail start (2^(Q-16) <=
+Delta). Every intermediate is an int64 below 2^63 (checked when the plan is
+built).
 """
 
 import math
@@ -133,10 +136,10 @@ def _exp_neg_small(f, pow2, bits):
     """(lo, hi) with lo <= 2^bits exp(-x) <= hi for x = f / 2^pow2 in [0, 1].
 
     Taylor terms t_k = 2^bits x^k / k! computed with floors, t'_k =
-    floor(t'_{k-1} x / k), are low by less than k (the error is scaled by
+    floor(t'_{k-1} x / k), are low by at most k (the error is scaled by
     x / k <= 1 and grows by one floor per step); once t'_K = 0 the rest of
-    the alternating, decreasing series is below t_K < K. So the partial sum
-    is within K^2 of 2^bits exp(-x)."""
+    the alternating, decreasing series is at most t_K <= K. So the partial
+    sum is within K (K + 1) / 2 <= K^2 of 2^bits exp(-x)."""
     total = term = 1 << bits
     k = 0
     while term:
@@ -345,7 +348,7 @@ def make_plan(a, b, P):
         tb -= 1
     plan.table_bits, plan.sh_index = tb, P - tb
     plan.table = exp_table(_index(dn_max, P - tb) + 1, tb)
-    slack = ((1 << (31 - tb)) + 3) << 32  # 2^63 p < A_i R_j + slack
+    slack = ((1 << (31 - tb)) + 4) << 32  # 2^63 p < A_i R_j + slack
     plan.window = 1 + -(-slack >> (63 - Q))
     plan.high = -(1 << (63 - Q))  # thr 2^(63-Q) = (A_i R_j) & high
     plan.limit = min(plan.window << (63 - Q), 2**64 - 1)
