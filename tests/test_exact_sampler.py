@@ -227,17 +227,21 @@ def test_numpy_decisions_agree_with_exact_ones_next_to_every_threshold(noise, sc
 
 
 @pytest.mark.parametrize("noise, scale", [("gaussian", 40.0), ("laplace", 3e3)])
-def test_settling_every_lane_in_python_changes_no_draw(noise, scale, hooks, monkeypatch):
+@pytest.mark.parametrize("hook", [dict(_FLAG_ALL=True), dict(_TABLE_BITS=0)],
+                         ids=["every lane flagged", "a table too coarse to decide"])
+def test_settling_every_lane_in_python_changes_no_draw(noise, scale, hook, hooks, monkeypatch):
+    # with 1-step tables every A_i is 0: numpy accepts nothing and its window
+    # (> 2^Q) flags every lane, through the plan rather than a test switch
     draw = discrete_gaussian_vec if noise == "gaussian" else discrete_laplace_vec
     params = _gaussian_parameters(scale) if noise == "gaussian" else _laplace_parameters(scale)
-    ref = draw(np.random.default_rng(2), 6000, *params)
+    ref = draw(np.random.default_rng(2), 3000, *params)
     settled = []
     real = _exact._settle
     monkeypatch.setattr(_exact, "_settle", lambda *args: settled.append(1) or real(*args))
-    hooks(_FLAG_ALL=True)
-    got = draw(np.random.default_rng(2), 6000, *params)
+    hooks(**hook)
+    got = draw(np.random.default_rng(2), 3000, *params)
     assert np.array_equal(got, ref)  # every numpy decision was the exact one
-    assert len(settled) > 6000
+    assert len(settled) > 3000
 
 
 def test_plans_that_could_overflow_int64_are_refused_and_python_keeps_the_law(hooks):

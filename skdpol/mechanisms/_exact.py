@@ -351,7 +351,7 @@ def make_plan(a, b, P):
     slack = ((1 << (31 - tb)) + 4) << 32  # 2^63 p < A_i R_j + slack
     plan.window = 1 + -(-slack >> (63 - Q))
     plan.high = -(1 << (63 - Q))  # thr 2^(63-Q) = (A_i R_j) & high
-    plan.limit = min(plan.window << (63 - Q), 2**64 - 1)
+    plan.limit = min(plan.window << (63 - Q), 2**63)  # flagged: 0 <= d < limit
     # expected acceptance, sum_y f(y) ~ w (sum_j f(j w) - 1 / 2): it only sizes the passes
     plan.rate = min(max(C * (total - (f_hi[0] >> 1)) / 2.0 ** (shift + S), 0.05), 1.0)
     return plan
@@ -376,16 +376,18 @@ def propose(rng, plan, m):
     if flagged is not None:  # ~2^-16 per proposal: exact, in Python, with u's later bits
         for i in np.flatnonzero(flagged):
             k = _settle(rng, plan, int(box[i]), int(z[i]), int(u63[i]) >> (63 - plan.Q))
+            accept[i] = k is not None
             if k is not None:
-                accept[i], z[i] = True, k
+                z[i] = k
     return z[accept]
 
 
 def decide(plan, words, extra=None):
     """The numpy part of a pass over 64-bit ``words`` (uint64; with
     ``plan.two_words`` u's bits come from ``extra``, half a word per lane):
-    (box, z, u63, accept, flagged), flagged None when no lane is (module
-    docstring)."""
+    (box, z, u63, accept, flagged), flagged None when no lane is; accept and
+    flagged are exclusive (accept: d < 0, flagged: 0 <= d < limit <= 2^63).
+    See the module docstring."""
     S, lw, m = _SLOT_BITS, plan.lw, words.size
     w64 = words.view(np.int64)
     box = plan.slot_table.take(words.view(np.uint16)[_SLOT_VIEW::4])
