@@ -12,7 +12,7 @@ from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 from skdpol.mechanisms import _exact
 from skdpol.mechanisms._discrete import (
@@ -265,19 +265,18 @@ def test_plans_that_could_overflow_int64_are_refused_and_python_keeps_the_law(ho
 
 
 # ------------------------------------------------------------------- the laws
-def _bucket_check(draws, pmf_of_abs, edges):
+def _bucket_check(draws, half_sum, edges):
     """z-scores of the draws' counts in |k| buckets [edges[i], edges[i+1]) and in
-    the sign, against the exact law's probabilities."""
-    ks = np.arange(0, edges[-1])
-    mass = pmf_of_abs(ks)  # weight of |k| = ks (both signs for ks > 0)
-    tail = mass.sum()
-    probs = np.add.reduceat(mass, edges[:-1]) / tail
-    counts = np.histogram(np.abs(draws), bins=edges)[0]
+    the sign, against the law's probabilities; half_sum(a, b) is the weight
+    sum_{a <= k < b} f(k) (b = inf allowed), f(0) = 1."""
+    weights = np.array([2 * half_sum(a, b) - (a == 0) for a, b in zip(edges[:-1], edges[1:])])
+    total = 2 * half_sum(0, np.inf) - 1
+    probs = weights / total
+    counts = np.histogram(np.abs(draws), bins=np.append(edges[:-1], np.iinfo(np.int64).max))[0]
     n = draws.size
     z = (counts - n * probs) / np.sqrt(n * probs * (1 - probs))
-    negative = (draws < 0).sum()
-    p_neg = (tail - mass[0]) / 2 / tail
-    z_sign = (negative - n * p_neg) / math.sqrt(n * p_neg * (1 - p_neg))
+    p_neg = (total - 1) / 2 / total
+    z_sign = ((draws < 0).sum() - n * p_neg) / math.sqrt(n * p_neg * (1 - p_neg))
     return np.append(z, z_sign), probs
 
 
@@ -291,22 +290,26 @@ def test_large_scale_laws_have_every_bucket_within_a_percent(noise, scale):
     if noise == "gaussian":
         L, s, K = _gaussian_parameters(scale)
         draws = discrete_gaussian_vec(np.random.default_rng(21), n, L, s, K)
-        s2 = 2 ** (L + K) / s
-        reach = int(9 * math.sqrt(s2))
+        sd = math.sqrt(2 ** (L + K) / s)
 
-        def pmf(k):
-            return np.exp(-k.astype(float)**2 / (2 * s2)) * np.where(k > 0, 2.0, 1.0)
+        def half_sum(a, b):
+            # midpoint rule: sum_{a <= k < b} exp(-k^2 / (2 sd^2)) is the
+            # integral over [a - 1/2, b - 1/2] up to ~1 / (24 sd) relative
+            c = sd * math.sqrt(2)
+            hi = 0.0 if b == np.inf else special.erfc((b - 0.5) / c)
+            return sd * math.sqrt(math.pi / 2) * (special.erfc((a - 0.5) / c) - hi)
     else:
         L, s = _laplace_parameters(scale)
         draws = discrete_laplace_vec(np.random.default_rng(22), n, L, s)
-        reach = int(40 * 2**L / s)
+        x = s / 2**L  # f(k) = exp(-k x): geometric sums, exactly
 
-        def pmf(k):
-            return np.exp(-k.astype(float) * s / 2**L) * np.where(k > 0, 2.0, 1.0)
+        def half_sum(a, b):
+            hi = 0.0 if b == np.inf else math.exp(-b * x)
+            return (math.exp(-a * x) - hi) / -math.expm1(-x)
     quantiles = np.quantile(np.abs(draws[:200_000]), np.linspace(0, 1, 9)[1:-1])
-    edges = np.r_[0, np.unique(quantiles.astype(np.int64)), reach]
-    z, probs = _bucket_check(draws, pmf, edges)
-    assert probs.min() > 0.1
+    edges = np.r_[0, np.unique(quantiles.astype(np.int64)), np.inf]
+    z, probs = _bucket_check(draws, half_sum, edges)
+    assert probs.min() > 0.1 and abs(probs.sum() - 1) < 1e-9
     assert np.abs(z).max() < 4.0
     # power: a 1% error in any bucket's probability is >= 6.6 sd away
     assert (0.01 * np.sqrt(n * probs / (1 - probs))).min() > 6.6
