@@ -308,18 +308,20 @@ def test_the_classifier_streams_through_a_blt_and_spends_its_budget():
     scores = {}
     for mechanism in ("tree", "blt"):
         accs = []
-        for seed in range(3):
+        for seed in range(20):
             clf = PrivateOnlineLogistic(epsilon=0.5, data_norm=1.0, horizon=len(X),
                                         batch_size=20, mechanism=mechanism, random_state=seed)
             for start in range(0, len(X), 500):
                 clf.partial_fit(X[start:start + 500], y[start:start + 500], classes=[0, 1])
             assert clf.privacy_spent_.epsilon == pytest.approx(0.5, rel=1e-6)
             accs.append(clf.score(X, y))
-        scores[mechanism] = np.median(accs)
+        scores[mechanism] = np.mean(accs)
     # 200 rounds: the BLT's prefix sums carry ~2x less noise than the tree's;
-    # measured (3 seeds): tree 0.61-0.79, BLT 0.81-0.83
-    assert scores["blt"] > scores["tree"] + 0.02
-    assert scores["blt"] > 0.78
+    # one seed's accuracy spreads by ~0.03 (BLT) to ~0.05 (tree), so means over
+    # 20 seeds (measured: tree 0.72-0.73, BLT 0.79; 80 seeds: 0.72, 0.79)
+    # clear these bounds by 3 standard errors whatever the noise draws are
+    assert scores["blt"] > scores["tree"] + 0.03
+    assert scores["blt"] > 0.77
 
 
 def test_a_blt_stream_needs_gaussian_noise_and_auto_picks_it():

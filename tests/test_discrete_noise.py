@@ -21,7 +21,6 @@ from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.accounting import calibrate_noise_multiplier, epsilon_spent
 from skdpol.mechanisms import PrivatePrefixSum, noise_event, perturb, tree_event
 from skdpol.mechanisms import _discrete, _exact
-from skdpol.mechanisms._exact import bernoulli_exp_dyadic, exp_floor
 from skdpol.mechanisms._discrete import (
     _gaussian_parameters,
     _laplace_parameters,
@@ -85,8 +84,8 @@ def test_discrete_laplace_matches_its_pmf(t, s):
     assert _chi_square_p(draws, lambda k: -np.abs(k) / scale, support) > 1e-3
 
 
-# the vectorised path (discrete_noise's default): exact comparisons of uniform
-# bits with exactly computed thresholds of exp(-x), all coordinates at once
+# the vectorised path (discrete_noise's default, mechanisms/_exact.py and its own tests in
+# test_exact_sampler.py): exact brackets of exp(-x) and the laws it draws
 @pytest.mark.parametrize("x", [Fraction(1, 3), Fraction(1), Fraction(7), Fraction(30),
                                Fraction(255, 2**40), Fraction(12345, 2**20)])
 def test_thresholds_are_the_exact_binary_expansion_of_exp(x):
@@ -105,39 +104,19 @@ def test_a_tie_is_resolved_with_the_same_uniforms_later_bits():
     frac = float(_exact.floor_exp_neg(x, 96) - T * 2**64) / 2**64
     rng = np.random.default_rng(11)
     n = 4000
-    hits = sum(_exact.refine_less(rng, T, x) for _ in range(n))
+    hits = sum(_exact.LazyUniform(rng, T, 32).below_exp(x) for _ in range(n))
     assert abs(hits / n - frac) <= 5 * math.sqrt(frac * (1 - frac) / n)
 
 
-@pytest.fixture(params=[32, 4], ids=["32-bit lanes", "4-bit lanes (ties everywhere)"])
+@pytest.fixture(params=[32, 4], ids=["32-bit lanes", "4-bit lanes (flags everywhere)"])
 def lane_bits(request, monkeypatch):
-    # with 4-bit lanes one comparison in ~16 ties and goes through the exact
-    # Python refinement: the laws must not change
+    # with 4 bits of u compared in numpy, about one lane in 8 is flagged and
+    # settled by the exact Python comparison: the laws must not change
     monkeypatch.setattr(_exact, "_LANE_BITS", request.param)
-    _exact.clear_tables()
+    _exact.clear_plans()
     yield request.param
     monkeypatch.undo()
-    _exact.clear_tables()
-
-
-@pytest.mark.parametrize("N, P", [(0, 0), (1, 0), (3, 2), (5, 3), (123456789, 30), (2**20, 18),
-                                  (40, 0)])
-def test_vectorised_bernoulli_exp_has_the_exact_probability(N, P, lane_bits):
-    n = 40_000
-    hits = bernoulli_exp_dyadic(np.random.default_rng(5), np.full(n, N), P).sum()
-    p = math.exp(-N / 2**P)
-    assert abs(hits / n - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1e-12
-
-
-def test_vectorised_exp_floor_is_geometric(lane_bits, monkeypatch):
-    monkeypatch.setattr(_exact, "_FLOOR_TABLE", 2)  # most draws past the table: Python path
-    _exact.clear_tables()
-    v = exp_floor(np.random.default_rng(12), 40_000)
-    ks = np.arange(8)
-    p = np.exp(-ks) * (1 - math.exp(-1))
-    observed = np.append([(v == k).sum() for k in ks], (v >= 8).sum())
-    expected = np.append(p, math.exp(-8)) * v.size
-    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    _exact.clear_plans()
 
 
 @pytest.mark.parametrize("scale", [0.7, 2.0, 6.0])
@@ -150,22 +129,12 @@ def test_vectorised_discrete_gaussian_matches_its_pmf(scale, lane_bits):
 
 
 @pytest.mark.parametrize("L, s, K", [(2, 1, 0), (3, 2, 1), (5, 3, 1)])
-def test_the_gaussian_is_exact_for_any_proposal_scale(L, s, K):
-    # tau = 2^L / s far from sigma only costs speed, never the law
+def test_the_gaussian_is_exact_for_any_parameters(L, s, K):
+    # (L, s, K) far from what _gaussian_parameters picks: the law is still
+    # the discrete Gaussian of variance parameter 2^(L + K) / s
     draws = discrete_gaussian_vec(np.random.default_rng(13), 20_000, L, s, K)
     s2 = 2 ** (L + K) / s
     assert _chi_square_p(draws, lambda k: -k**2 / (2 * s2), int(5 * math.sqrt(s2)) + 2) > 1e-3
-
-
-def test_far_proposals_take_the_python_integer_acceptance_with_the_same_law(monkeypatch):
-    # gap^2 s would wrap in int64 beyond isqrt(2^63 / s); lower that limit so
-    # that every proposal 2 or more from the centre takes the Python branch
-    from skdpol.mechanisms import _discrete
-
-    L, s, K = 14, 4096, 2  # sigma^2 = 16
-    monkeypatch.setattr(_discrete, "_INT64_MAX", 4 * s)
-    draws = discrete_gaussian_vec(np.random.default_rng(9), 5_000, L, s, K)
-    assert _chi_square_p(draws, lambda k: -k**2 / 32, 20) > 1e-3
 
 
 @pytest.mark.parametrize("L, s", [(2, 3), (0, 1), (5, 3)])
@@ -412,16 +381,16 @@ def test_a_discrete_tree_refuses_sums_beyond_exact_float_range():
     assert np.array_equal(tree.exact_total, before) and tree.n_leaves == 0
 
 
-@pytest.mark.parametrize("m, width", [(4, 4), (16, 16), (27, 11), (32, 16), (42, 10)])
-def test_group_tables_built_by_powers_equal_the_direct_thresholds(m, width):
-    table = _exact._group_table(m, width)
-    assert table.size == 2**width
-    ks = np.unique(np.r_[0, 1, 2**width - 1, np.random.default_rng(m).integers(0, 2**width, 200)])
-    direct = _exact._table(Fraction(int(k), 2**m) for k in ks)
+def test_the_exp_table_built_by_powers_equals_the_direct_thresholds():
+    table = _exact.exp_table(2**15, 16)
+    ks = np.unique(np.r_[0, 1, 2**15 - 1, np.random.default_rng(2).integers(0, 2**15, 100)])
+    direct = [_exact.floor_exp_neg(Fraction(int(k), 2**16), 31) - 2**15 for k in ks]
     assert np.array_equal(table[ks], direct)
 
 
 def test_a_tie_with_a_huge_exponent_is_decided_without_summing_its_series():
     # exp(-10^9) has threshold 0 at any precision read so far: a uniform whose
     # first bits are all 0 ties, and must still be answered ("no") quickly
-    assert _exact.refine_less(np.random.default_rng(0), 0, Fraction(10**9)) is False
+    u = _exact.LazyUniform(np.random.default_rng(0), 0, 32)
+    assert u.below_exp(Fraction(10**9)) is False
+    assert u.below_exp(Fraction(10**9, 3)) is False

@@ -1,45 +1,106 @@
-"""Exact Bernoulli(exp(-x)) draws, vectorised, by comparing random bits with
-the binary expansion of exp(-x).
+"""Exact integer draws with P(k) proportional to exp(-q(|k|) / 2^P), vectorised.
 
-Why. The discrete samplers of ``_discrete`` need Bernoulli(exp(-x)) draws
-for rational x; Canonne et al.'s Algorithm 1 makes them exactly but loops a
-random number of times per draw, which costs ~2 microseconds per noise
-coordinate even vectorised. Here a draw is one comparison instead.
+Why. The discrete Gaussian and Laplace of ``_discrete`` are the laws
 
-How. A uniform u in [0, 1) is read as its first 32 bits U (one lane of a
-raw 64-bit draw of the bit generator); a constant v in [0, 1] is read as
-T = floor(2^32 v), computed *exactly* with rational arithmetic (``Fraction``
-partial sums of the Taylor series, which bracket exp(-x) once its terms
-decrease). Then
+    P(k) proportional to f(|k|),  f(y) = exp(-q(y) / 2^P),  k in Z,
 
-    U < T   implies   u < (U + 1) / 2^32 <= T / 2^32 <= v,
-    U > T   implies   u >= U / 2^32 >= (T + 1) / 2^32 > v,
+with q(y) = a y^2 + b y for integers a, b >= 0, not both 0 (Gaussian: b = 0;
+Laplace: a = 0). Canonne et al.'s algorithms reach them through a discrete
+Laplace proposal that is itself a rejection sampler (acceptance ~0.63, times
+~0.7 for the Gaussian) and about six Bernoulli(exp(-x)) draws per proposal.
+Here a proposal is accepted ~98% of the time (Gaussian; ~97.5% Laplace) and
+costs one 64-bit random word, three table lookups and one integer
+comparison, about twenty numpy operations per pass in all; no floating-point
+value enters any decision.
 
-so [u < v] is decided exactly unless U == T (probability 2^-32 per
-comparison). Such ties are resolved in Python by reading more bits of the
-same u, 64 at a time, against more bits of v, until they differ (v is
-irrational for every x > 0 used, and exactly 1 for x = 0, so this stops).
-No floating-point value enters any decision.
+The envelope (rejection from a histogram). Split y >= 0 into boxes of
+w = 2^lw integers, box j = [j w, (j + 1) w) for j < B (the core; B is the
+first j with f(j w) <= tau, tau below). A proposal reads 64 random bits as
 
-exp(-N / 2^P) for an integer N splits as exp(-whole) times one factor per
-16-bit group of the rest's bits worth 2^-32 or more, exp(-k 2^-m) with
-k < 2^16, times one factor for all lower bits (whose threshold is always
-2^32 - 1): each factor a table lookup and one comparison, all independent,
-the product an AND. The tables are exact, built once per process (~0.1 s)
-and shared by every scale.
+    sign (1 bit) | U (Q bits) | unused | offset o (lw bits) | slot (S = 16 bits)
+
+(the sign in the top bit, U just below it, the slot at the bottom), the
+slot through a table of 2^S entries in which box j holds n_j entries,
+n_j = ceil(c f(j w)) for a rational c chosen so that the n_j fill the table,
+a tail entry and "reject" entries fill the rest. With y = j w + o the
+proposal is z = y (sign 0) or z = ~y = -(y + 1) (sign 1), so |z| = y + sign
+and the two signs tile Z without overlap. It is accepted with probability
+
+    p = c f(|z|) / n_j     (<= c f(j w) / n_j <= 1, as f decreases),
+
+so P(output z) = (n_j / 2^S)(1 / w)(1 / 2) p = c f(|z|) / (2^(S+1) w):
+proportional to f(|z|), exactly, whatever c, w and the rounding of n_j are
+(they only set the acceptance rate, sum_z c f(|z|) / (2^(S+1) w)).
+
+The tail. The tail entry starts a tail proposal when U < 2^(Q-16), so with
+probability tau = 2^-16 2^(Q-16) / 2^Q = 2^-32 per proposal; the lane then
+draws, in Python, further words: each tail entry with U < 2^(Q-16) adds a
+level, a reject entry or another tail entry rejects, and the first core
+entry gives y' = j w + o; the proposal is y = k B w + y' after k levels, so
+P(y) = tau^k P_core(y'). As q(u + v) >= q(u) + q(v) for u, v >= 0,
+f(k B w + y') <= f(B w)^k f(y') <= tau^k f(y'), so p = c f(|z|) / (n_j tau^k)
+<= 1 and again P(output z) = c f(|z|) / (2^(S+1) w) for |z| >= B w: one law
+on all of Z. (The decomposition y = k B w + y' is unique.)
+
+The decision u < p, exactly. u is uniform on [0, 1), known by its first Q
+bits U (more bits are read on demand). Write p = rho_j exp(-delta), with
+rho_j = c f(j w) / n_j in (0, 1] per box and delta = (q(|z|) - q(j w)) / 2^P
+= dn / 2^P, dn = e (a (2 j w + e) + b), e = o + sign in [0, w]. Bounds, from
+exact tables (b = 16 table bits for every scale the estimators use):
+
+* i = floor(delta 2^b) and A_i = max(floor(2^31 exp(-i 2^-b)) - 2^(31-b), 0)
+  (``exp_table``) satisfy A_i <= 2^31 exp(-delta) < A_i + 2^(31-b) + 1:
+  exp(-x) decreases and is 1-Lipschitz on x >= 0, so for delta in
+  [i 2^-b, (i + 1) 2^-b), exp(-i 2^-b) - 2^-b <= exp(-delta) <= exp(-i 2^-b);
+  A_i >= 0 keeps u63 - thr (below) in int64;
+* R_j <= 2^32 rho_j < R_j + 2 (R_j <= 2^32), from 160-bit brackets of f(j w);
+* thr = floor(A_i R_j / 2^(63-Q)): then thr <= 2^Q p, since A_i R_j <=
+  2^63 p, and 2^Q p < thr + Delta with Delta = 1 + ceil(SLACK / 2^(63-Q)),
+  SLACK = (2^(31-b) + 4) 2^32, since 2^63 p < (A_i + 2^(31-b) + 1)(R_j + 2)
+  <= A_i R_j + (2^(31-b) + 1) 2^32 + 2 A_i + 2^(32-b) + 2 < A_i R_j + SLACK
+  (A_i < 2^31: the product A_i R_j is below 2^63).
+
+Hence, u being in [U / 2^Q, (U + 1) / 2^Q),
+
+    U < thr               =>  u < (U + 1) / 2^Q <= p:  accept;
+    U >= thr + Delta      =>  u >= U / 2^Q > p:         reject;
+    thr <= U < thr + Delta:  flagged; decided in Python by reading u's next
+                             bits, 64 at a time, against the exact binary
+                             expansion of p (``LazyUniform``),
+
+a flag having probability about Delta / 2^Q, 2^-16 (one lane in ~65000; it
+costs ~25 microseconds). numpy compares the word with its sign bit cleared,
+u63 = U 2^(63-Q) + (the proposal's bits, < 2^(63-Q)), with thr 2^(63-Q):
+u63 < thr 2^(63-Q) iff U < thr, and 0 <= u63 - thr 2^(63-Q) < Delta 2^(63-Q)
+iff thr <= U < thr + Delta, so only U enters the decision. Tail and reject
+entries have R = 0, hence thr = 0: never accepted in numpy, flagged iff
+U < Delta, which for the tail entry includes every tail start (2^(Q-16) <=
+Delta). Every intermediate is an int64 below 2^63 (checked when the plan is
+built).
 """
 
+import math
+import sys
 from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
-_LANE_BITS = 32
-_GROUP_BITS = 16
-_WHOLE_TABLE = 24  # exp(-j) for j < 24; beyond, floor(2^32 exp(-j)) = 0
-_FLOOR_TABLE = 12  # exp_floor reads the first 12 thresholds in numpy (P(V >= 12) = 6e-6)
+_SLOT_BITS = 16  # S: the box is one of 2^16 table slots
+_TABLE_BITS = 16  # exp(-delta) is tabulated at delta = i 2^-16 ...
+_TABLE_SIZE = 2**17  # ... unless that needs more entries (tiny scales): then coarser
+_LANE_BITS = 32  # at most this many bits of u are compared in numpy (tests lower it)
+_MIN_LANE_BITS = 24  # fewer free bits in the word: u takes half of a second word
+_FLAG_ALL = False  # tests set it: every lane is decided by the exact Python comparison
+_TAIL_SLOTS = 1  # slots of the tail (tests raise it to make tails common)
+_FIX = 160  # bits of the fixed-point brackets a plan is built from
+_C_BITS = 16  # c = C / 2^16
+_INT64_MAX = 2**63 - 1  # (a test lowers it: plans that could overflow are refused)
+_SLOT_VIEW = 0 if sys.byteorder == "little" else 3  # the low 16 bits of a word, as uint16
+_CHUNK = 16384  # proposals per numpy pass (bounded temporaries; one pass up to ~16000 draws)
 
 
+# ------------------------------------------------------------ exact exp(-x)
 def exp_neg_bracket(x, bits):
     """(lo, hi) Fractions with lo <= exp(-x) <= hi and hi - lo <= 2^-bits, x >= 0 rational.
 
@@ -71,157 +132,362 @@ def floor_exp_neg(x, bits):
         extra += 32
 
 
+def _exp_neg_small(f, pow2, bits):
+    """(lo, hi) with lo <= 2^bits exp(-x) <= hi for x = f / 2^pow2 in [0, 1].
+
+    Taylor terms t_k = 2^bits x^k / k! computed with floors, t'_k =
+    floor(t'_{k-1} x / k), are low by at most k (the error is scaled by
+    x / k <= 1 and grows by one floor per step); once t'_K = 0 the rest of
+    the alternating, decreasing series is at most t_K <= K. So the partial
+    sum is within K (K + 1) / 2 <= K^2 of 2^bits exp(-x)."""
+    total = term = 1 << bits
+    k = 0
+    while term:
+        k += 1
+        term = term * f // (k << pow2)
+        total += -term if k & 1 else term
+    return total - k * k, total + k * k
+
+
+@lru_cache(maxsize=64)
+def _exp_neg_one(bits):
+    return _exp_neg_small(1, 0, bits)
+
+
+def exp_neg_fixed(num, pow2, bits):
+    """(lo, hi) integers with lo <= 2^bits exp(-num / 2^pow2) <= hi, hi - lo <= 2,
+    for integers num, pow2 >= 0: exp(-n) exp(-f) for the integer part n
+    (powers of a bracket of exp(-1), floored below and ceiled above) and the
+    fraction f, computed with 64 guard bits."""
+    n = num >> pow2
+    if n * 1442 > (bits + 2) * 1000:  # exp(-n) < 2^(-1.442 n) < 2^-(bits + 2)
+        return 0, 1
+    guard = bits + 64
+    lo, hi = _exp_neg_small(num - (n << pow2), pow2, guard)
+    if n:
+        lo1, hi1 = _exp_neg_one(guard)
+        for _ in range(n):
+            lo, hi = (lo * lo1) >> guard, -((-hi * hi1) >> guard)
+    return max(lo, 0) >> 64, -((-hi) >> 64)
+
+
+def floor_scaled_exp(num, pow2, scale_num, scale_den, bits):
+    """(F, exact): F = floor(2^bits v) for v = scale_num exp(-num / 2^pow2) / scale_den,
+    and whether 2^bits v is an integer (possible only for num = 0: otherwise v
+    is irrational)."""
+    if num == 0:
+        F, rest = divmod(scale_num << bits, scale_den)
+        return F, rest == 0
+    guard = bits + max(0, scale_num.bit_length() - scale_den.bit_length()) + 48
+    while True:
+        lo, hi = exp_neg_fixed(num, pow2, guard)
+        a = (lo * scale_num) // (scale_den << (guard - bits))
+        b = (hi * scale_num) // (scale_den << (guard - bits))
+        if a == b:
+            return a, False
+        guard += 64
+
+
 class LazyUniform:
     """A uniform u in [0, 1) known by its first ``bits`` bits ``prefix``; more
     bits are read from ``rng`` (64 at a time) only when a comparison needs
     them, and kept, so every comparison sees the same u."""
 
-    def __init__(self, rng, prefix):
-        self.rng, self.prefix, self.bits = rng, int(prefix), _LANE_BITS
+    def __init__(self, rng, prefix, bits):
+        self.rng, self.prefix, self.bits = rng, int(prefix), int(bits)
 
-    def less(self, x):
-        """[u < exp(-x)], exactly."""
-        x = Fraction(x)
+    def below(self, floor_of):
+        """[u < v], exactly, for the v with floor_of(bits) = (floor(2^bits v),
+        whether 2^bits v is an integer). prefix < F: u < (prefix + 1) / 2^bits
+        <= v; prefix > F: u >= (F + 1) / 2^bits > v; prefix = F = 2^bits v:
+        u >= v. Otherwise read 64 more bits (v irrational: this ends)."""
         while True:
-            # exp(-x) < 2^(-1.4426 x) (log2 e > 1.4426): when that is below
-            # 2^-bits the target is 0, known without summing a series that, for
-            # a huge x, would never end
-            if x * Fraction(14426, 10000) >= self.bits:
-                target = 0
-            else:
-                target = floor_exp_neg(x, self.bits)
-            if self.prefix < target:
+            F, exact = floor_of(self.bits)
+            if self.prefix < F:
                 return True
-            if self.prefix > target:
+            if self.prefix > F or exact:
                 return False
             self.prefix = (self.prefix << 64) | int(self.rng.bit_generator.random_raw())
             self.bits += 64
 
-
-def refine_less(rng, prefix, x):
-    """[u < exp(-x)] for the uniform u whose first ``_LANE_BITS`` bits are
-    ``prefix`` (tied with exp(-x) at that precision)."""
-    return LazyUniform(rng, prefix).less(x)
-
-
-def lanes(rng, n):
-    """``n`` uniform integers of ``_LANE_BITS`` bits (uint32): halves of raw
-    64-bit draws (fewer bits only in tests, to make ties common)."""
-    raw = rng.bit_generator.random_raw((int(n) + 1) // 2)
-    u = raw.view(np.uint32)[: int(n)]
-    return u if _LANE_BITS == 32 else u >> np.uint32(32 - _LANE_BITS)
+    def below_exp(self, x):
+        """[u < exp(-x)] for a rational x >= 0."""
+        x = Fraction(x)
+        d = x.denominator
+        if d & (d - 1):  # not dyadic: exact Fractions
+            return self.below(lambda bits: _floor_exp_fraction(x, bits))
+        return self.below(lambda bits: floor_scaled_exp(x.numerator, d.bit_length() - 1,
+                                                        1, 1, bits))
 
 
-def clear_tables():
-    """Forget the cached thresholds (after changing ``_LANE_BITS``)."""
-    for cached in (_group_table, _whole_table, _floor_thresholds):
-        cached.cache_clear()
+def _floor_exp_fraction(x, bits):
+    if x == 0:
+        return 1 << bits, True
+    # exp(-x) < 2^(-1.4426 x) (log2 e > 1.4426): below 2^-bits the floor is 0,
+    # known without summing a series that, for a huge x, would never end
+    if x * Fraction(14426, 10000) >= bits:
+        return 0, False
+    return floor_exp_neg(x, bits), False
 
 
-def _table(values):
-    """uint32 thresholds floor(2^32 exp(-x)) for the exponents ``values``. x = 0
-    (exp(-x) = 1, threshold 2^32) is stored as 2^32 - 1: U < T still decides
-    "below" and the tie U = 2^32 - 1 refines to "below" too, so it stays exact."""
-    top = 2**_LANE_BITS - 1
-    return np.array([min(floor_exp_neg(Fraction(x), _LANE_BITS), top) for x in values],
-                    dtype=np.uint32)
+# ---------------------------------------------------------------- the tables
+@lru_cache(maxsize=8)
+def _exp_thresholds(size, bits):
+    """floor(2^31 exp(-i 2^-bits)) for i < size, exactly.
 
-
-@lru_cache(maxsize=None)
-def _group_table(m, width):
-    """Thresholds of exp(-k 2^-m) for k < 2^width (width <= _GROUP_BITS).
-
-    Fast and still exact: integer brackets lo_k <= 2^W exp(-k 2^-m) <= hi_k
-    grow by powers (lo_{k+1} = floor(lo_k lo_1 / 2^W), hi rounded up), and a
-    threshold is taken only where both ends give the same floor at 32 bits;
-    elsewhere (about 2^16 2^-90 of the time) it is computed directly."""
+    Integer brackets lo_i <= 2^W exp(-i 2^-bits) <= hi_i (W = 128) grow by
+    powers (lo_{i+1} = floor(lo_i lo_1 / 2^W), hi rounded up), and a
+    threshold is taken only where both ends give the same floor at 31 bits;
+    elsewhere (about size 2^-90 of the time) it is computed directly."""
     W = 128
-    lo1, hi1 = exp_neg_bracket(Fraction(1, 2**m), W + 8)
-    lo1, hi1 = (lo1 * 2**W).__floor__(), -((-hi1 * 2**W).__floor__())
-    lo, hi, out = 2**W, 2**W, []
-    top = 2**_LANE_BITS - 1
-    for k in range(2**width):
-        a, b = lo >> (W - _LANE_BITS), hi >> (W - _LANE_BITS)
-        exact = a if a == b else floor_exp_neg(Fraction(k, 2**m), _LANE_BITS)
-        out.append(min(exact, top))
+    lo1, hi1 = exp_neg_fixed(1, bits, W)
+    lo, hi, out = 1 << W, 1 << W, []
+    for i in range(size):
+        a, b = lo >> (W - 31), hi >> (W - 31)
+        out.append(a if a == b else floor_exp_neg(Fraction(i, 2**bits), 31))
         lo, hi = (lo * lo1) >> W, -((-hi * hi1) >> W)
-    return np.array(out, dtype=np.uint32)
+    return np.array(out, dtype=np.int64)
 
 
-@lru_cache(maxsize=None)
-def _whole_table():
-    return _table(range(_WHOLE_TABLE))
+def exp_table(size, bits):
+    """A_i = max(floor(2^31 exp(-i 2^-bits)) - 2^(31 - bits), 0) for i < size
+    (int32), from a table built once per power-of-two size."""
+    full = _exp_thresholds(1 << max(int(size) - 1, 1).bit_length(), bits)
+    return np.maximum(full[:size] - (1 << (31 - bits)), 0).astype(np.int32)
 
 
-def _below(rng, u, table, exponents):
-    """[u_i < exp(-x_i)] with T_i = table entries already gathered; ties resolved
-    exactly with x_i = exponents(i) (a callable, only called on ties)."""
-    out = u < table
-    tie = u == table
-    if tie.any():
-        for i in np.flatnonzero(tie):
-            out[i] = refine_less(rng, int(u[i]), exponents(i))
+class Plan:
+    """The envelope of one law: built once per scale by ``make_plan``."""
+
+    __slots__ = ("a", "b", "P", "lw", "Q", "two_words", "window", "flag_all", "B", "C",
+                 "counts", "slot_table", "R", "table_bits", "table", "sh_index", "high",
+                 "limit", "rate", "tail_num", "tail_window")
+
+    def q(self, y):
+        return self.a * y * y + self.b * y
+
+
+def _box_bits(a, b, P):
+    """lw for boxes of w = 2^lw <= sigma / 16 (Gaussian: a w^2 <= 2^(P-9), as
+    sigma^2 = 2^(P-1) / a) or <= scale / 16 (Laplace: b w <= 2^(P-4)): the
+    acceptance is about 1 - w / (2.5 sigma), resp. 1 - w / (2 scale)."""
+    lw = 0
+    if a:
+        while a << (2 * lw + 11) <= 1 << P:
+            lw += 1
+    else:
+        while b << (lw + 5) <= 1 << P:
+            lw += 1
+    return lw
+
+
+@lru_cache(maxsize=64)
+def make_plan(a, b, P):
+    """The envelope of f(y) = exp(-(a y^2 + b y) / 2^P) (module docstring), or
+    None when an int64 intermediate could overflow: the caller then uses
+    Python integers."""
+    S = _SLOT_BITS
+    plan = Plan()
+    plan.a, plan.b, plan.P = a, b, P
+    plan.lw = lw = _box_bits(a, b, P)
+    plan.two_words = 63 - (S + lw) < _MIN_LANE_BITS
+    plan.Q = Q = min(_LANE_BITS, 32 if plan.two_words else 63 - (S + lw))
+    plan.flag_all = _FLAG_ALL
+    # a tail start: a tail slot, then U < tail_window = 2^(Q - 16) (<= window
+    # below): tau = tail_num / 2^(S + Q) = 2^-32
+    plan.tail_window = 1 << max(Q - 16, 0)
+    plan.tail_num = _TAIL_SLOTS * plan.tail_window
+
+    # brackets of f(j w) at W bits by f((j + 1) w) = f(j w) g_j with
+    # g_j = exp(-(a (2j + 1) w^2 + b w) / 2^P) = g_0 h^j, h = exp(-2 a w^2 / 2^P);
+    # the relative error grows by ~2^-W per product: ~2^-140 after 2^14 boxes
+    W, w = _FIX, 1 << lw
+    g_lo, g_hi = exp_neg_fixed(a * w * w + b * w, P, W)
+    h_lo, h_hi = exp_neg_fixed(2 * a * w * w, P, W)
+    f_lo, f_hi = [1 << W], [1 << W]
+    while f_hi[-1] << (S + Q) > plan.tail_num << W:  # until f(B w) <= tau
+        if len(f_lo) > 2**14:
+            return None
+        f_lo.append((f_lo[-1] * g_lo) >> W)
+        f_hi.append(-((-f_hi[-1] * g_hi) >> W))
+        g_lo, g_hi = (g_lo * h_lo) >> W, -((-g_hi * h_hi) >> W)
+    plan.B = B = len(f_lo) - 1
+    f_lo, f_hi = f_lo[:B], f_hi[:B]
+
+    # c = C / 2^16, the largest with sum_j ceil(c f(j w)) <= 2^S - tail slots
+    room, shift = (1 << S) - _TAIL_SLOTS, W + _C_BITS
+
+    def counts(C):
+        return [-((-C * h) >> shift) for h in f_hi]  # ceil(C hi_j / 2^shift) >= c f(j w)
+
+    total = sum(f_hi)
+    lo_C, hi_C = max(((room - B) << shift) // total, 1), ((room << shift) // total) + 1
+    while hi_C - lo_C > 1:
+        mid = (lo_C + hi_C) // 2
+        lo_C, hi_C = (mid, hi_C) if sum(counts(mid)) <= room else (lo_C, mid)
+    plan.C = C = lo_C
+    plan.counts = n = counts(C)
+    if sum(n) > room:
+        return None
+    # R_j = floor(2^32 C lo_j / (2^shift n_j)) <= 2^32 rho_j, and 2^32 rho_j
+    # <= 2^32 C hi_j / (2^shift n_j) < R_j + 1 + 2^32 (hi_j - lo_j) / lo_j < R_j + 2
+    R = [(C * lo << 32) // (n_j << shift) for lo, n_j in zip(f_lo, n)]
+    plan.R = np.array(R + [0, 0], dtype=np.int64)  # box B: the tail, B + 1: reject
+    table = np.full(1 << S, B + 1, dtype=np.uint16)
+    table[: sum(n)] = np.repeat(np.arange(B, dtype=np.uint16), n)
+    table[sum(n): sum(n) + _TAIL_SLOTS] = B
+    plan.slot_table = table
+
+    # dn = e (a (2 j w + e) + b) <= w (a (2 (B + 1) w + w) + b) for every slot
+    # (j <= B + 1, e <= w): the table reaches its index
+    dn_max = w * (a * (2 * (B + 1) * w + w) + b)
+    if max(dn_max, (B + 3) << (lw + 1)) > _INT64_MAX:
+        return None
+    tb = _TABLE_BITS
+    while tb and _index(dn_max, P - tb) >= _TABLE_SIZE:
+        tb -= 1
+    plan.table_bits, plan.sh_index = tb, P - tb
+    plan.table = exp_table(_index(dn_max, P - tb) + 1, tb)
+    slack = ((1 << (31 - tb)) + 4) << 32  # 2^63 p < A_i R_j + slack
+    plan.window = 1 + -(-slack >> (63 - Q))
+    plan.high = -(1 << (63 - Q))  # thr 2^(63-Q) = (A_i R_j) & high
+    plan.limit = min(plan.window << (63 - Q), 2**63)  # flagged: 0 <= d < limit
+    # expected acceptance, sum_y f(y) ~ w (sum_j f(j w) - 1 / 2): it only sizes the passes
+    plan.rate = min(max(C * (total - (f_hi[0] >> 1)) / 2.0 ** (shift + S), 0.05), 1.0)
+    return plan
+
+
+def _index(dn, shift):
+    return dn >> shift if shift >= 0 else dn << -shift
+
+
+def clear_plans():
+    """Forget the cached plans (after changing a test hook)."""
+    make_plan.cache_clear()
+
+
+# ----------------------------------------------------------------- sampling
+def propose(rng, plan, m):
+    """The accepted ones among ``m`` independent proposals (int64, i.i.d. from
+    the law, a random number of them)."""
+    words = rng.bit_generator.random_raw(m)
+    extra = rng.bit_generator.random_raw((m + 1) // 2) if plan.two_words else None
+    box, z, u63, accept, flagged = decide(plan, words, extra)
+    if flagged is not None:  # ~2^-16 per proposal: exact, in Python, with u's later bits
+        for i in np.flatnonzero(flagged):
+            k = _settle(rng, plan, int(box[i]), int(z[i]), int(u63[i]) >> (63 - plan.Q))
+            accept[i] = k is not None
+            if k is not None:
+                z[i] = k
+    return z[accept]
+
+
+def decide(plan, words, extra=None):
+    """The numpy part of a pass over 64-bit ``words`` (uint64; with
+    ``plan.two_words`` u's bits come from ``extra``, half a word per lane):
+    (box, z, u63, accept, flagged), flagged None when no lane is; accept and
+    flagged are exclusive (accept: d < 0, flagged: 0 <= d < limit <= 2^63).
+    See the module docstring."""
+    S, lw, m = _SLOT_BITS, plan.lw, words.size
+    w64 = words.view(np.int64)
+    box = plan.slot_table.take(words.view(np.uint16)[_SLOT_VIEW::4])
+    off = np.right_shift(w64, S)
+    off &= (1 << lw) - 1
+    neg = np.right_shift(w64, 63)  # -sign: 0 or -1
+    if plan.two_words:
+        u63 = (extra.view(np.uint32)[:m] >> (32 - plan.Q)).astype(np.int64)
+        u63 <<= 63 - plan.Q
+    else:
+        u63 = np.bitwise_and(w64, 2**63 - 1)  # U 2^(63-Q) + bits below
+    y = np.left_shift(box, lw, dtype=np.int64)  # j w
+    e = np.subtract(off, neg)  # |z| - j w
+    if plan.a:
+        dn = np.left_shift(y, 1)
+        dn += e
+        dn *= plan.a
+        if plan.b:
+            dn += plan.b
+        dn *= e
+    else:
+        dn = np.multiply(e, plan.b, out=e)
+    idx = np.right_shift(dn, plan.sh_index, out=dn) if plan.sh_index >= 0 else \
+        np.left_shift(dn, -plan.sh_index, out=dn)
+    d = plan.R.take(box)
+    d *= plan.table.take(idx)  # A_i R_j
+    d &= plan.high  # thr 2^(63-Q)
+    np.subtract(u63, d, out=d)
+    accept = d < 0  # U < thr
+    flagged = None
+    if plan.flag_all:
+        accept[:] = False
+        flagged = np.ones(m, dtype=bool)
+    elif d.view(np.uint64).min() < plan.limit:  # some thr <= U < thr + window
+        flagged = d.view(np.uint64) < plan.limit
+    y += off
+    z = np.bitwise_xor(y, neg, out=y)  # y (sign 0) or ~y = -(y + 1) (sign 1)
+    return box, z, u63, accept, flagged
+
+
+def _settle(rng, plan, j, z, U):
+    """The exact decision for a flagged lane (box j, proposal z, first Q bits
+    U of u): the accepted integer or None."""
+    if j == plan.B + 1:
+        return None
+    if j == plan.B:  # the tail slot: a tail start iff U < tail_window
+        return _tail(rng, plan, z < 0) if U < plan.tail_window else None
+    absz = -z if z < 0 else z
+    scale_den = plan.counts[j] << _C_BITS  # p = C f(|z|) / (2^16 n_j)
+    u = LazyUniform(rng, U, plan.Q)
+    if u.below(lambda bits: floor_scaled_exp(plan.q(absz), plan.P, plan.C, scale_den, bits)):
+        return z
+    return None
+
+
+def _word(rng, plan):
+    """(slot, offset, U) of one proposal word, as ``decide`` reads them."""
+    raw = int(rng.bit_generator.random_raw())
+    if plan.two_words:
+        U = int(rng.bit_generator.random_raw()) >> (64 - plan.Q)
+    else:
+        U = (raw >> (63 - plan.Q)) & ((1 << plan.Q) - 1)
+    return raw & ((1 << _SLOT_BITS) - 1), (raw >> _SLOT_BITS) & ((1 << plan.lw) - 1), U
+
+
+def _tail(rng, plan, negative):
+    """A tail proposal after its start (module docstring), in Python integers:
+    y = k B w + y', accepted with probability c f(|z|) / (n_j tau^k)."""
+    k = 1
+    while True:
+        slot, off, U = _word(rng, plan)
+        j = int(plan.slot_table[slot])
+        if j == plan.B and U < plan.tail_window:
+            k += 1
+            continue
+        if j >= plan.B:
+            return None
+        y = ((k * plan.B + j) << plan.lw) + off
+        absz = y + negative
+        # p = (C / 2^16) f / (n_j (tail_num / 2^(S+Q))^k)
+        num = plan.C << (k * (_SLOT_BITS + plan.Q))
+        den = (plan.counts[j] << _C_BITS) * plan.tail_num**k
+        u = LazyUniform(rng, U, plan.Q)
+        if u.below(lambda bits: floor_scaled_exp(plan.q(absz), plan.P, num, den, bits)):
+            return ~y if negative else y
+        return None
+
+
+def sample(rng, plan, n, dtype=np.int64):
+    """``n`` i.i.d. draws of the plan's law. Over-proposing and keeping the
+    first n accepted keeps them i.i.d. (acceptances are independent, and
+    how many are kept depends on counts only), with one pass most of the
+    time; large n is drawn in passes of at most ``_CHUNK`` proposals."""
+    out = np.empty(n, dtype=dtype)
+    filled = 0
+    while filled < n:
+        need = n - filled
+        spread = 4.0 * math.sqrt(need * (1.0 - plan.rate) / plan.rate)
+        m = min(int(need / plan.rate + spread) + 16, _CHUNK)
+        z = propose(rng, plan, m)[:need]
+        out[filled:filled + z.size] = z
+        filled += z.size
     return out
-
-
-def bernoulli_exp_dyadic(rng, N, P):
-    """Bernoulli(exp(-N_i / 2^P)) for an int64 array N >= 0 and an int P >= 0, exactly.
-
-    exp(-N / 2^P) = exp(-whole) prod_g exp(-k_g 2^-m_g) exp(-low): one
-    independent comparison per factor, accepted when all are. ``low`` (the
-    bits of N / 2^P below 2^-32) is below 2^-32, where every threshold is
-    2^32 - 1, so those bits share one comparison whatever they are."""
-    N = np.asarray(N, dtype=np.int64)
-    n = N.size
-    if n == 0:
-        return np.zeros(0, dtype=bool)
-    ok = np.ones(n, dtype=bool)
-    whole = N >> P
-    if whole.any():
-        T = _whole_table()[np.minimum(whole, _WHOLE_TABLE - 1)]
-        T[whole >= _WHOLE_TABLE] = 0  # exp(-j) < 2^-32 there: a tie at U = 0 is refined
-        ok &= _below(rng, lanes(rng, n), T, lambda i: int(whole[i]))
-    rest = N & ((1 << P) - 1)
-    top = min(P, _LANE_BITS)  # bits of rest worth 2^-32 or more
-    for g in range(-(-top // _GROUP_BITS)):
-        m = min(_GROUP_BITS * (g + 1), top)  # the group's bits are k 2^-m
-        k = (rest >> (P - m)) & ((1 << (m - _GROUP_BITS * g)) - 1)
-        ok &= _below(rng, lanes(rng, n), _group_table(m, m - _GROUP_BITS * g)[k],
-                     lambda i: Fraction(int(k[i]), 2**m))
-    if P > top:
-        # r = low / 2^P < 2^-b (b = _LANE_BITS): exp(-r) > 1 - r > 1 - 2^-b, so
-        # the threshold is 2^b - 1 whatever low is (exp(0) = 1 is stored so too)
-        low = rest & ((1 << (P - top)) - 1)
-        ok &= _below(rng, lanes(rng, n), np.uint32(2**_LANE_BITS - 1),
-                     lambda i: Fraction(int(low[i]), 2**P))
-    return ok
-
-
-@lru_cache(maxsize=None)
-def _floor_thresholds():
-    return _table(range(1, _FLOOR_TABLE + 1))
-
-
-def exp_floor(rng, n):
-    """``n`` draws of floor(E), E ~ Exp(1): P(V >= j) = exp(-j), from one uniform
-    each (V = #{j >= 1: u < exp(-j)}). Draws reaching the table's end
-    (probability e^-12) or tied with a threshold are finished in Python."""
-    u = lanes(rng, n)
-    T = _floor_thresholds()
-    # thresholds decrease, so v counts those above u; the first 3 cover all
-    # but e^-3 of the draws, the rest is counted on those only
-    v = np.zeros(u.size, dtype=np.int64)
-    for t in T[:3]:
-        v += u < t
-    far = np.flatnonzero(v == min(3, T.size))
-    if far.size and T.size > 3:
-        v[far] += np.searchsorted(-T[3:].astype(np.int64), -u[far].astype(np.int64), "left")
-    # u = T_j implies v = j - 1: a tie can only be with threshold v (0-based)
-    slow = (u == T[np.minimum(v, T.size - 1)]) | (v == T.size)
-    if slow.any():
-        for i in np.flatnonzero(slow):
-            ui, j = LazyUniform(rng, u[i]), 0
-            while ui.less(j + 1):
-                j += 1
-            v[i] = j
-    return v
