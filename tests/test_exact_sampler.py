@@ -148,7 +148,8 @@ def test_the_envelope_dominates_the_law_and_its_bounds_hold(noise, scale):
     plan = _exact.make_plan(a, b, P)
     w, B, C, S = 1 << plan.lw, plan.B, plan.C, _exact._SLOT_BITS
     a_ref, b_ref = _exact._reference(a), _exact._reference(b)
-    assert 0 <= a - a_ref <= a / 2**8 and 0 <= b - b_ref <= b / 2**8
+    gap = 2.0 ** (1 - _exact._REF_BITS)  # a shape serves laws within this of its reference
+    assert 0 <= a - a_ref <= a * gap and 0 <= b - b_ref <= b * gap
     c = Decimal(C) / 2**_exact._C_BITS
     f = [_exp_neg(plan.q(j * w), P) for j in range(B + 1)]
     f_ref = [_exp_neg(a_ref * (j * w) ** 2 + b_ref * j * w, P) for j in range(B + 1)]
@@ -179,7 +180,7 @@ def test_the_envelope_dominates_the_law_and_its_bounds_hold(noise, scale):
     if scale >= 16:  # every scale the estimators use: the finest table, flags ~2^-16
         assert plan.table_bits == 16 and plan.window < 2 ** (plan.Q - 15)
     if scale >= 1e4:
-        assert plan.rate > 0.965  # the envelope wastes little
+        assert plan.rate > 0.955  # the envelope wastes little
 
 
 def test_laws_sharing_their_top_bits_share_a_shape_and_keep_their_own_rho():
