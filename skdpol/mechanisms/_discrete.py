@@ -52,14 +52,15 @@ s y (Laplace), so the scales are chosen with power-of-two denominators:
 Gaussian variance sigma'^2 = 2^(L + K) / s, Laplace scale 2^L / s, rounded
 *up* by less than 2^-12 relative (more noise than accounted, never less).
 Every coordinate is proposed at once from a histogram envelope (16-bit box
-slots, boxes of ~sigma / 16 integers, ~98% acceptance) and accepted by one
+slots, boxes of ~sigma / 16 integers, ~97% acceptance) and accepted by one
 comparison of uniform bits (raw output of the numpy bit generator) with an
 integer bound derived from exactly computed tables; the ~2^-16 of lanes
 the bound cannot decide, and the ~2^-32 that start a tail proposal, are
 finished in Python by reading more bits (``_exact`` derives each step).
-About 25-45 nanoseconds per coordinate above a few thousand coordinates,
-plus ~30-60 microseconds per call: 0.1-0.2 ms for the 4,277 coordinates of
-a 10,000 x 90 ``partial_fit``, 6-9x (Gaussian) and 4-5x (Laplace) less than
+About 20-50 nanoseconds per coordinate above a few thousand coordinates,
+plus ~30-60 microseconds per call (and ~0.1 ms the first time a scale is
+seen): 0.1-0.2 ms for the 4,277 coordinates of a 10,000 x 90
+``partial_fit``, 5.5-8.5x (Gaussian) and 3.5-4.5x (Laplace) less than
 Canonne et al.'s Algorithms 2-3 vectorised, measured side by side on 1,000
 to 100,000 coordinates at scales 10^4 to 4 10^6. Scales beyond
 ``_VECTOR_LIMIT`` (never reached by the estimators: sigma ~ m 2^10

@@ -8,7 +8,7 @@ with q(y) = a y^2 + b y for integers a, b >= 0, not both 0 (Gaussian: b = 0;
 Laplace: a = 0). Canonne et al.'s algorithms reach them through a discrete
 Laplace proposal that is itself a rejection sampler (acceptance ~0.63, times
 ~0.7 for the Gaussian) and about six Bernoulli(exp(-x)) draws per proposal.
-Here a proposal is accepted ~98% of the time (Gaussian; ~97.5% Laplace) and
+Here a proposal is accepted ~98% of the time (Gaussian; ~97% Laplace) and
 costs one 64-bit random word, three table lookups and one integer
 comparison, about twenty numpy operations per pass in all; no floating-point
 value enters any decision.
