@@ -154,6 +154,27 @@ def test_discrete_noise_rounds_the_scale_up_by_less_than_a_part_in_4096(scale):
     assert draws.var() > scale**2 * (1 - 5 * math.sqrt(2 / draws.size))
 
 
+def test_integer_parameters_equal_the_rational_formulas():
+    # (L, s, K) and (L, s) are computed in integers; the definitions in Fractions
+    def ceil_log2(q):
+        e = 0
+        while Fraction(2) ** e < q:
+            e += 1
+        while Fraction(2) ** (e - 1) >= q:
+            e -= 1
+        return e
+
+    rng = random.Random(0)
+    for scale in [0.25, 0.7, 1.0, 2.0, 6.0, 1024.0, 3e6, 2.0**22 * 0.99] + [
+            math.exp(rng.uniform(-3, 30)) for _ in range(300)]:
+        var = Fraction(scale) ** 2
+        K = max(0, round(math.log2(scale)))
+        L = max(0, ceil_log2(var / 2**K) + 12)
+        assert _gaussian_parameters(scale) == (L, (2 ** (L + K) / var).__floor__(), K)
+        L = max(0, ceil_log2(Fraction(scale)) + 12)
+        assert _laplace_parameters(scale) == (L, (2**L / Fraction(scale)).__floor__())
+
+
 def test_the_samplers_are_wrong_if_the_acceptance_is_wrong():
     # power: a rounded normal has the right variance but not the discrete
     # Gaussian's pmf at small sigma; the test above must reject it

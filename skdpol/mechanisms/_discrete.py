@@ -52,14 +52,15 @@ s y (Laplace), so the scales are chosen with power-of-two denominators:
 Gaussian variance sigma'^2 = 2^(L + K) / s, Laplace scale 2^L / s, rounded
 *up* by less than 2^-12 relative (more noise than accounted, never less).
 Every coordinate is proposed at once from a histogram envelope (16-bit box
-slots, boxes of ~sigma / 16 integers, ~98% acceptance) and accepted by one
+slots, boxes of ~sigma / 16 integers, ~97% acceptance) and accepted by one
 comparison of uniform bits (raw output of the numpy bit generator) with an
 integer bound derived from exactly computed tables; the ~2^-16 of lanes
 the bound cannot decide, and the ~2^-32 that start a tail proposal, are
 finished in Python by reading more bits (``_exact`` derives each step).
-About 25-45 nanoseconds per coordinate above a few thousand coordinates,
-plus ~30-60 microseconds per call: 0.1-0.2 ms for the 4,277 coordinates of
-a 10,000 x 90 ``partial_fit``, 6-9x (Gaussian) and 4-5x (Laplace) less than
+About 20-50 nanoseconds per coordinate above a few thousand coordinates,
+plus ~30-60 microseconds per call (and ~0.1 ms the first time a scale is
+seen): 0.1-0.2 ms for the 4,277 coordinates of a 10,000 x 90
+``partial_fit``, 5.5-8.5x (Gaussian) and 3.5-4.5x (Laplace) less than
 Canonne et al.'s Algorithms 2-3 vectorised, measured side by side on 1,000
 to 100,000 coordinates at scales 10^4 to 4 10^6. Scales beyond
 ``_VECTOR_LIMIT`` (never reached by the estimators: sigma ~ m 2^10
@@ -195,29 +196,34 @@ def fast_scale_limit(noise="gaussian"):
 
 @lru_cache(maxsize=256)
 def _laplace_parameters(scale):
-    """(L, s) with 2^L / s >= scale, relative excess below 2^-12."""
-    scale = Fraction(scale)
-    L = max(0, _ceil_log2(scale) + _SCALE_BITS)
-    return L, (2**L / scale).__floor__()
+    """(L, s) with 2^L / s >= scale, relative excess below 2^-12: with scale =
+    num / den exactly, L = max(0, ceil(log2(scale)) + 12), s = floor(2^L / scale)."""
+    num, den = Fraction(scale).as_integer_ratio()
+    L = max(0, _ceil_log2(num, den) + _SCALE_BITS)
+    return L, (den << L) // num
 
 
 @lru_cache(maxsize=256)
 def _gaussian_parameters(scale):
     """(L, s, K): sigma'^2 = 2^(L + K) / s >= scale^2 (relative excess below
-    2^-12). (Canonne et al.'s proposal had scale 2^L / s and centre shift
-    2^K; the law only depends on sigma'^2.)"""
-    var = Fraction(scale) ** 2
+    2^-12): K = round(log2(scale)), L = max(0, ceil(log2(scale^2 / 2^K)) + 12),
+    s = floor(2^(L + K) / scale^2), in integers (scale = num / den exactly).
+    (Canonne et al.'s proposal had scale 2^L / s and centre shift 2^K; the
+    law only depends on sigma'^2.)"""
+    num, den = Fraction(scale).as_integer_ratio()
     K = max(0, round(math.log2(float(scale))))
-    L = max(0, _ceil_log2(var / 2**K) + _SCALE_BITS)
-    return L, (Fraction(2 ** (L + K)) / var).__floor__(), K
+    L = max(0, _ceil_log2(num * num, (den * den) << K) + _SCALE_BITS)
+    return L, ((den * den) << (L + K)) // (num * num), K
 
 
-def _ceil_log2(q):
-    """ceil(log2(q)) for a positive Fraction, exactly."""
-    e = q.numerator.bit_length() - q.denominator.bit_length()
-    while Fraction(2) ** e < q:
+def _ceil_log2(p, q):
+    """ceil(log2(p / q)) for positive integers, exactly: the least e with 2^e q >= p."""
+    def covers(e):
+        return (q << e) >= p if e >= 0 else q >= (p << -e)
+    e = p.bit_length() - q.bit_length()
+    while not covers(e):
         e += 1
-    while Fraction(2) ** (e - 1) >= q:
+    while covers(e - 1):
         e -= 1
     return e
 

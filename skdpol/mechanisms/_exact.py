@@ -8,14 +8,14 @@ with q(y) = a y^2 + b y for integers a, b >= 0, not both 0 (Gaussian: b = 0;
 Laplace: a = 0). Canonne et al.'s algorithms reach them through a discrete
 Laplace proposal that is itself a rejection sampler (acceptance ~0.63, times
 ~0.7 for the Gaussian) and about six Bernoulli(exp(-x)) draws per proposal.
-Here a proposal is accepted ~98% of the time (Gaussian; ~97.5% Laplace) and
+Here a proposal is accepted ~98% of the time (Gaussian; ~97% Laplace) and
 costs one 64-bit random word, three table lookups and one integer
 comparison, about twenty numpy operations per pass in all; no floating-point
 value enters any decision.
 
 The envelope (rejection from a histogram). Split y >= 0 into boxes of
-w = 2^lw integers, box j = [j w, (j + 1) w) for j < B (the core; B is the
-first j with f(j w) <= tau, tau below). A proposal reads 64 random bits as
+w = 2^lw integers, box j = [j w, (j + 1) w) for j < B (the core, up to
+f(B w) <= tau, tau below). A proposal reads 64 random bits as
 
     sign (1 bit) | U (Q bits) | unused | offset o (lw bits) | slot (S = 16 bits)
 
@@ -53,12 +53,13 @@ exact tables (b = 16 table bits for every scale the estimators use):
   exp(-x) decreases and is 1-Lipschitz on x >= 0, so for delta in
   [i 2^-b, (i + 1) 2^-b), exp(-i 2^-b) - 2^-b <= exp(-delta) <= exp(-i 2^-b);
   A_i >= 0 keeps u63 - thr (below) in int64;
-* R_j <= 2^32 rho_j < R_j + 2 (R_j <= 2^32), from 160-bit brackets of f(j w);
+* R_j <= 2^32 rho_j < R_j + r (R_j <= 2^32, r ~ 40), from integer brackets
+  of f(j w) (``_brackets``, below);
 * thr = floor(A_i R_j / 2^(63-Q)): then thr <= 2^Q p, since A_i R_j <=
   2^63 p, and 2^Q p < thr + Delta with Delta = 1 + ceil(SLACK / 2^(63-Q)),
-  SLACK = (2^(31-b) + 4) 2^32, since 2^63 p < (A_i + 2^(31-b) + 1)(R_j + 2)
-  <= A_i R_j + (2^(31-b) + 1) 2^32 + 2 A_i + 2^(32-b) + 2 < A_i R_j + SLACK
-  (A_i < 2^31: the product A_i R_j is below 2^63).
+  SLACK = (2^(31-b) + 1) 2^32 + r (2^31 + 2^(31-b) + 1), since
+  2^63 p < (A_i + 2^(31-b) + 1)(R_j + r) <= A_i R_j + SLACK (A_i < 2^31:
+  the product A_i R_j is below 2^63).
 
 Hence, u being in [U / 2^Q, (U + 1) / 2^Q),
 
@@ -77,6 +78,23 @@ entries have R = 0, hence thr = 0: never accepted in numpy, flagged iff
 U < Delta, which for the tail entry includes every tail start (2^(Q-16) <=
 Delta). Every intermediate is an int64 below 2^63 (checked when the plan is
 built).
+
+Plans, cheaply. A plan needs f(j w) for its ~100-700 boxes. They are
+bracketed with int64 numpy arithmetic (``_brackets``): f(j w) = exp(-n)
+exp(-i 2^-16) exp(-r) with exact tables for the first two factors and
+1 - r <= exp(-r) <= 1 - r + r^2 / 2, floors below and ceilings above, to
+~2^-28 relative; n_j comes from the upper bracket, R_j from the lower one
+and r from their width. The boxes, counts and slot table (the "shape",
+~0.2 ms) are built for a reference law q_ref(y) = a_ref y^2 + b_ref y, with
+a_ref <= a and b_ref <= b keeping the top 7 bits (``_reference``): f <= f_ref,
+so n_j >= c f_ref(j w) >= c f(j w) and f(B w) <= f_ref(B w) <= tau keep
+every inequality above, and every law within 2^-6 of a reference shares its
+shape, at a cost of 0.2% (Gaussian) to 0.4% (Laplace) of the acceptance on
+average (estimators whose noise scale moves every round get ~0.1 ms plans).
+Each law keeps its own R_j: rho_j = c f(j w) / n_j = rho_ref_j
+exp(-D_j / 2^P), D_j = q(j w) - q_ref(j w) >= 0, bracketed the same way.
+Which plan serves a law is a function of the law alone, so the draws stay a
+function of the generator's state.
 """
 
 import math
@@ -93,8 +111,8 @@ _LANE_BITS = 32  # at most this many bits of u are compared in numpy (tests lowe
 _MIN_LANE_BITS = 24  # fewer free bits in the word: u takes half of a second word
 _FLAG_ALL = False  # tests set it: every lane is decided by the exact Python comparison
 _TAIL_SLOTS = 1  # slots of the tail (tests raise it to make tails common)
-_FIX = 160  # bits of the fixed-point brackets a plan is built from
-_C_BITS = 16  # c = C / 2^16
+_C_BITS = 16  # c = C / 2^16 in the exact acceptance
+_REF_BITS = 7  # laws whose a (or b) share their top 7 bits share one shape
 _INT64_MAX = 2**63 - 1  # (a test lowers it: plans that could overflow are refused)
 _SLOT_VIEW = 0 if sys.byteorder == "little" else 3  # the low 16 bits of a word, as uint16
 _CHUNK = 16384  # proposals per numpy pass (bounded temporaries; one pass up to ~16000 draws)
@@ -250,18 +268,23 @@ def _exp_thresholds(size, bits):
 
 
 def exp_table(size, bits):
-    """A_i = max(floor(2^31 exp(-i 2^-bits)) - 2^(31 - bits), 0) for i < size
-    (int32), from a table built once per power-of-two size."""
-    full = _exp_thresholds(1 << max(int(size) - 1, 1).bit_length(), bits)
-    return np.maximum(full[:size] - (1 << (31 - bits)), 0).astype(np.int32)
+    """A_i = max(floor(2^31 exp(-i 2^-bits)) - 2^(31 - bits), 0) (int32) for
+    i < size or more: the table of the next power-of-two size, built once."""
+    return _offset_table(1 << max(int(size) - 1, 1).bit_length(), bits)
+
+
+@lru_cache(maxsize=8)
+def _offset_table(size, bits):
+    full = _exp_thresholds(size, bits)
+    return np.maximum(full - (1 << (31 - bits)), 0).astype(np.int32)
 
 
 class Plan:
-    """The envelope of one law: built once per scale by ``make_plan``."""
+    """Everything ``decide`` needs for one law (``make_plan``)."""
 
     __slots__ = ("a", "b", "P", "lw", "Q", "two_words", "window", "flag_all", "B", "C",
-                 "counts", "slot_table", "R", "table_bits", "table", "sh_index", "high",
-                 "limit", "rate", "tail_num", "tail_window")
+                 "counts", "slot_table", "R", "table_bits", "table", "sh_index",
+                 "high", "limit", "rate", "tail_num", "tail_window", "r_slack")
 
     def q(self, y):
         return self.a * y * y + self.b * y
@@ -281,7 +304,121 @@ def _box_bits(a, b, P):
     return lw
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=None)
+def _exp_int(count):
+    """(M, k) int64 arrays with exp(-n) in [M_n, M_n + 1) 2^-(31 + k_n) and
+    2^30 <= M_n < 2^31 for n < count, exactly."""
+    M, k = [], []
+    for n in range(count):
+        e = max(n * 1442 // 1000 - 1, 0)  # 2^(31 + e) exp(-n) is near 2^31: adjust exactly
+        while floor_scaled_exp(n, 0, 1, 1, 31 + e)[0] < 2**30:
+            e += 1
+        while floor_scaled_exp(n, 0, 1, 1, 31 + e)[0] >= 2**31:
+            e -= 1
+        M.append(floor_scaled_exp(n, 0, 1, 1, 31 + e)[0])
+        k.append(e)
+    return np.array(M, dtype=np.int64), np.array(k, dtype=np.int64)
+
+
+def _brackets(a, b, P, lw, count):
+    """For j < count: (lo, hi, k) int64 with lo 2^-(31 + k) <= f(j w) <= hi 2^-(31 + k).
+
+    f(j w) = exp(-x), x = q(j w) / 2^P = n + i 2^-16 + r, r < 2^-16: exp(-n)
+    from ``_exp_int``, exp(-i 2^-16) in [T_i, T_i + 1) 2^-31 from the exact
+    table, and (2^31 - r31 - 1) 2^-31 < 1 - r <= exp(-r) <= 1 - r + r^2 / 2
+    <= (2^31 - r31 + 1) 2^-31 with r31 = floor(r 2^31), r^2 / 2 < 2^-33. The
+    products are floored below and ceiled above after each factor (every
+    product < 2^63); the relative width is ~2^-28."""
+    y = np.arange(count, dtype=np.int64) << lw
+    N = a * y * y + b * y  # q(j w): the caller checks it stays below 2^63
+    n = N >> P
+    if P >= 16:
+        i = (N >> (P - 16)) & 0xFFFF
+        rest = N & ((1 << (P - 16)) - 1)  # r 2^P
+        r31 = rest >> (P - 31) if P >= 31 else rest << (31 - P)
+    else:
+        i, r31 = (N << (16 - P)) & 0xFFFF, np.zeros_like(N)
+    M, k = _exp_int(int(n[-1]) + 1)
+    M, k = M[n], k[n]
+    T = _exp_thresholds(1 << 16, 16)[i]
+    lo = (M * T) >> 31
+    hi = -((-(M + 1) * (T + 1)) >> 31)
+    lo = (lo * ((1 << 31) - r31 - 1)) >> 31
+    hi = -((-hi * ((1 << 31) - r31 + 1)) >> 31)
+    return lo, hi, k
+
+
+class Shape:
+    """Boxes, slot counts and rho_j of one reference law (``_shape``)."""
+
+    __slots__ = ("B", "C", "counts", "slot_table", "R", "r_slack", "rate")
+
+
+@lru_cache(maxsize=32)
+def _shape(a, b, P, lw, tail_num, tail_pow):
+    """The core of the envelope of f(y) = exp(-(a y^2 + b y) / 2^P): boxes of
+    w = 2^lw up to the first B with f(B w) <= tau = tail_num / 2^tail_pow,
+    counts n_j >= c f(j w) and R_j <= 2^32 rho_j < R_j + r_slack; or None."""
+    S, w = _SLOT_BITS, 1 << lw
+    # the core: boxes j < B, B the first j whose bracket shows f(j w) <= tau
+    # (hi <= tail_num 2^(31 + k - tail_pow); a shift below 0 means f > 2^-31 > tau)
+    reach = (tail_pow - math.log2(tail_num) + 1) * 0.7  # x(y) there exceeds ln(1 / tau)
+    count = 2 + int(math.sqrt(reach * 2**P / a) / w if a else reach * 2**P / b / w)
+    if count > 2**14 or a * ((count - 1) << lw) ** 2 + b * ((count - 1) << lw) > _INT64_MAX:
+        return None
+    lo, hi, k = _brackets(a, b, P, lw, count)
+    s = 31 + k - tail_pow
+    small = (s >= 0) & (-((-hi) >> np.clip(s, 0, 63)) <= tail_num)
+    if not small.any():
+        return None
+    shape = Shape()
+    shape.B = B = int(np.argmax(small))
+    lo, hi, k = lo[:B], hi[:B], k[:B]
+
+    # c = C / 2^15 with sum_j n_j <= 2^S - tail slots, n_j = ceil(c hi_j 2^-(31 + k_j))
+    # >= c f(j w) (C hi_j < 2^63; shifts past 63 give 1). A float start (each
+    # ceiling adds at most 1) and two secant steps get within a few slots of
+    # the best c; only the exact integer sum decides
+    room, cb = (1 << S) - _TAIL_SLOTS, 15
+    shift = np.minimum(cb + 31 + k, 63)
+    mass = float(np.dot(hi, np.exp2(-(31.0 + k))))  # sum_j f(j w), approximately
+    C = min(max(int((room - B) / mass * 2**cb), 1), 2**31 - 1)
+    n = -((-C * hi) >> shift)
+    for _ in range(2):
+        left = room - int(n.sum())
+        if left < 2:
+            break
+        step = max(int((left - 1) / mass * 2**cb * 0.999), 1)
+        trial = -((-min(C + step, 2**31 - 1) * hi) >> shift)
+        if int(trial.sum()) > room:
+            break
+        C, n = min(C + step, 2**31 - 1), trial
+    if int(n.sum()) > room:
+        return None
+    shape.C = C << 1  # the exact p uses c = C / 2^16 (module docstring)
+    shape.counts = n
+    # R_j = floor(C lo_j / 2^(cb + k_j - 1) / n_j) = floor(2^32 c lo_j 2^-(31 + k_j) / n_j)
+    # <= 2^32 rho_j, and 2^32 rho_j <= 2^32 c hi_j 2^-(31 + k_j) / n_j < R_j + 2 +
+    # 2^32 (hi_j - lo_j) / hi_j (c hi_j 2^-(31 + k_j) / n_j <= 1): R_j + r_slack
+    R = ((C * lo) >> np.minimum(cb + k - 1, 63)) // n
+    shape.r_slack = 3 + int(np.max(((hi - lo) << 32) // hi))
+    shape.R = np.concatenate([R, [0, 0]])  # box B: the tail, B + 1: reject
+    table = np.full(1 << S, B + 1, dtype=np.uint16)
+    table[: int(n.sum())] = np.repeat(np.arange(B, dtype=np.uint16), n)
+    table[int(n.sum()): int(n.sum()) + _TAIL_SLOTS] = B
+    shape.slot_table = table
+    # expected acceptance, sum_y f(y) ~ w (sum_j f(j w) - 1 / 2): it only sizes the passes
+    shape.rate = C * (mass - 0.5) / 2.0 ** (cb + S)
+    return shape
+
+
+def _reference(a):
+    """a with all but its top _REF_BITS bits cleared: 0 <= a - ref < a 2^(1 - _REF_BITS)."""
+    drop = max(a.bit_length() - _REF_BITS, 0)
+    return (a >> drop) << drop
+
+
+@lru_cache(maxsize=256)
 def make_plan(a, b, P):
     """The envelope of f(y) = exp(-(a y^2 + b y) / 2^P) (module docstring), or
     None when an int64 intermediate could overflow: the caller then uses
@@ -294,52 +431,34 @@ def make_plan(a, b, P):
     plan.Q = Q = min(_LANE_BITS, 32 if plan.two_words else 63 - (S + lw))
     plan.flag_all = _FLAG_ALL
     # a tail start: a tail slot, then U < tail_window = 2^(Q - 16) (<= window
-    # below): tau = tail_num / 2^(S + Q) = 2^-32
+    # below): tau = tail_num / 2^(S + Q) = 2^-32 (other values in tests only)
     plan.tail_window = 1 << max(Q - 16, 0)
     plan.tail_num = _TAIL_SLOTS * plan.tail_window
-
-    # brackets of f(j w) at W bits by f((j + 1) w) = f(j w) g_j with
-    # g_j = exp(-(a (2j + 1) w^2 + b w) / 2^P) = g_0 h^j, h = exp(-2 a w^2 / 2^P);
-    # the relative error grows by ~2^-W per product: ~2^-140 after 2^14 boxes
-    W, w = _FIX, 1 << lw
-    g_lo, g_hi = exp_neg_fixed(a * w * w + b * w, P, W)
-    h_lo, h_hi = exp_neg_fixed(2 * a * w * w, P, W)
-    f_lo, f_hi = [1 << W], [1 << W]
-    while f_hi[-1] << (S + Q) > plan.tail_num << W:  # until f(B w) <= tau
-        if len(f_lo) > 2**14:
-            return None
-        f_lo.append((f_lo[-1] * g_lo) >> W)
-        f_hi.append(-((-f_hi[-1] * g_hi) >> W))
-        g_lo, g_hi = (g_lo * h_lo) >> W, -((-g_hi * h_hi) >> W)
-    plan.B = B = len(f_lo) - 1
-    f_lo, f_hi = f_lo[:B], f_hi[:B]
-
-    # c = C / 2^16, the largest with sum_j ceil(c f(j w)) <= 2^S - tail slots
-    room, shift = (1 << S) - _TAIL_SLOTS, W + _C_BITS
-
-    def counts(C):
-        return [-((-C * h) >> shift) for h in f_hi]  # ceil(C hi_j / 2^shift) >= c f(j w)
-
-    total = sum(f_hi)
-    lo_C, hi_C = max(((room - B) << shift) // total, 1), ((room << shift) // total) + 1
-    while hi_C - lo_C > 1:
-        mid = (lo_C + hi_C) // 2
-        lo_C, hi_C = (mid, hi_C) if sum(counts(mid)) <= room else (lo_C, mid)
-    plan.C = C = lo_C
-    plan.counts = n = counts(C)
-    if sum(n) > room:
+    a_ref, b_ref = _reference(a), _reference(b)
+    shape = _shape(a_ref, b_ref, P, lw, plan.tail_num, S + Q)
+    if shape is None:
         return None
-    # R_j = floor(2^32 C lo_j / (2^shift n_j)) <= 2^32 rho_j, and 2^32 rho_j
-    # <= 2^32 C hi_j / (2^shift n_j) < R_j + 1 + 2^32 (hi_j - lo_j) / lo_j < R_j + 2
-    R = [(C * lo << 32) // (n_j << shift) for lo, n_j in zip(f_lo, n)]
-    plan.R = np.array(R + [0, 0], dtype=np.int64)  # box B: the tail, B + 1: reject
-    table = np.full(1 << S, B + 1, dtype=np.uint16)
-    table[: sum(n)] = np.repeat(np.arange(B, dtype=np.uint16), n)
-    table[sum(n): sum(n) + _TAIL_SLOTS] = B
-    plan.slot_table = table
+    plan.B, plan.C, plan.counts = B, C, n = shape.B, shape.C, shape.counts
+    plan.slot_table, plan.R = shape.slot_table, shape.R
 
-    # dn = e (a (2 j w + e) + b) <= w (a (2 (B + 1) w + w) + b) for every slot
-    # (j <= B + 1, e <= w): the table reaches its index
+    # the law's own rho_j = c f(j w) / n_j = rho_ref_j exp(-D_j / 2^P), D_j = q(j w)
+    # - q_ref(j w) >= 0, with exp(-D_j / 2^P) in [lo_j, hi_j] 2^-(31 + k_j) (``_brackets``):
+    # R_j = floor(Rref_j lo_j 2^-(31 + k_j)) <= 2^32 rho_j < (Rref_j + s) hi_j 2^-(31 + k_j)
+    # < R_j + 1 + (Rref_j (hi_j - lo_j) + s hi_j) 2^-(31 + k_j) <= R_j + 2 + extra_j
+    w = 1 << lw
+    plan.R, plan.r_slack = shape.R, shape.r_slack
+    if (a_ref, b_ref) != (a, b):
+        top = (B - 1) << lw
+        if (a - a_ref) * top * top + (b - b_ref) * top > _INT64_MAX:
+            return None
+        lo, hi, k = _brackets(a - a_ref, b - b_ref, P, lw, B)
+        R = shape.R[:B]
+        shift = np.minimum(31 + k, 63)
+        plan.R = np.concatenate([(R * lo) >> shift, [0, 0]])  # Rref_j <= 2^32, lo_j < 2^31
+        extra = (R * (hi - lo) + shape.r_slack * hi) >> shift  # floor: < 1 lost
+        plan.r_slack = 2 + int(np.max(extra))
+    # dn = q(|z|) - q(j w) = e (a (2 j w + e) + b) <= w (a (2 (B + 1) w + w) + b)
+    # for every slot (j <= B + 1, e <= w): the table reaches its index
     dn_max = w * (a * (2 * (B + 1) * w + w) + b)
     if max(dn_max, (B + 3) << (lw + 1)) > _INT64_MAX:
         return None
@@ -348,12 +467,15 @@ def make_plan(a, b, P):
         tb -= 1
     plan.table_bits, plan.sh_index = tb, P - tb
     plan.table = exp_table(_index(dn_max, P - tb) + 1, tb)
-    slack = ((1 << (31 - tb)) + 4) << 32  # 2^63 p < A_i R_j + slack
+    # 2^63 p < (A_i + 2^(31-b) + 1)(R_j + r_slack) <= A_i R_j + slack (A_i < 2^31, R_j <= 2^32)
+    top = (1 << (31 - tb)) + 1
+    slack = (top << 32) + plan.r_slack * ((1 << 31) + top)
     plan.window = 1 + -(-slack >> (63 - Q))
     plan.high = -(1 << (63 - Q))  # thr 2^(63-Q) = (A_i R_j) & high
     plan.limit = min(plan.window << (63 - Q), 2**63)  # flagged: 0 <= d < limit
-    # expected acceptance, sum_y f(y) ~ w (sum_j f(j w) - 1 / 2): it only sizes the passes
-    plan.rate = min(max(C * (total - (f_hi[0] >> 1)) / 2.0 ** (shift + S), 0.05), 1.0)
+    # the reference's acceptance times sum f / sum f_ref (it only sizes the passes)
+    ratio = math.sqrt(a_ref / a) if a else b_ref / b
+    plan.rate = min(max(shape.rate * ratio, 0.05), 1.0)
     return plan
 
 
@@ -362,8 +484,9 @@ def _index(dn, shift):
 
 
 def clear_plans():
-    """Forget the cached plans (after changing a test hook)."""
+    """Forget the cached plans and shapes (after changing a test hook)."""
     make_plan.cache_clear()
+    _shape.cache_clear()
 
 
 # ----------------------------------------------------------------- sampling
@@ -436,7 +559,7 @@ def _settle(rng, plan, j, z, U):
     if j == plan.B:  # the tail slot: a tail start iff U < tail_window
         return _tail(rng, plan, z < 0) if U < plan.tail_window else None
     absz = -z if z < 0 else z
-    scale_den = plan.counts[j] << _C_BITS  # p = C f(|z|) / (2^16 n_j)
+    scale_den = int(plan.counts[j]) << _C_BITS  # p = C f(|z|) / (2^16 n_j)
     u = LazyUniform(rng, U, plan.Q)
     if u.below(lambda bits: floor_scaled_exp(plan.q(absz), plan.P, plan.C, scale_den, bits)):
         return z
@@ -469,7 +592,7 @@ def _tail(rng, plan, negative):
         absz = y + negative
         # p = (C / 2^16) f / (n_j (tail_num / 2^(S+Q))^k)
         num = plan.C << (k * (_SLOT_BITS + plan.Q))
-        den = (plan.counts[j] << _C_BITS) * plan.tail_num**k
+        den = (int(plan.counts[j]) << _C_BITS) * plan.tail_num**k
         u = LazyUniform(rng, U, plan.Q)
         if u.below(lambda bits: floor_scaled_exp(plan.q(absz), plan.P, num, den, bits)):
             return ~y if negative else y
