@@ -101,7 +101,6 @@ class OutputPerturbation(HoldsNoiseSpec):
             self._spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family,
                                               sampler=noise.sampler,
                                               releases=1 if T is None else T)
-        self._m = self._spec.multiplier
 
     @property
     def n_rounds(self):
@@ -121,14 +120,14 @@ class OutputPerturbation(HoldsNoiseSpec):
     def multiplier(self, t):
         """Noise multiplier of a release after round t."""
         if self._count is not None:
-            return self._m
+            return self._spec.multiplier
         w = _weight(t)
-        return self._m * (math.sqrt(w) if self._spec.gaussian else w)
+        return self._spec.multiplier * (math.sqrt(w) if self._spec.gaussian else w)
 
     def _release(self):
         sens = self.base.sensitivity()
         W = self.base.W
-        if sens > 0 and self._m > 0:
+        if sens > 0 and self._spec.multiplier > 0:
             m = self.multiplier(self.base.n_rounds)
             W = project_ball(self._spec.with_multiplier(m).perturb(W, sens, self._rng),
                              self.base.radius)

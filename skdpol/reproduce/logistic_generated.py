@@ -109,7 +109,7 @@ def _one_run(r, n_samples, epsilons, delta):
         for cal in ("paper", "tight"):
             m = OutputPerturbation(ImplicitGD(**params), epsilon=eps, delta=delta,
                                    noise=NoiseSpec("gaussian", "float"), calibration=cal,
-                                   rng=None)._m  # the seed's Gaussian noise
+                                   rng=None)._spec.multiplier  # the seed's Gaussian noise
             row[f"m_{cal}"] = m
             row[f"pigd_{cal}"] = _accuracy(project_ball(W + m * sens * Z, base.radius),
                                            Xa_test, y_test_pm1)
