@@ -240,20 +240,26 @@ def test_regressors_on_wine_explain_variance(wine_split, make):
 
 
 def test_private_fits_on_wine_at_epsilon_one(wine_split):
-    # issue 13: measured over 5 splits, the regressor's fit (noisy GD on the
-    # Huber loss) gets R^2 0.18-0.25 against Ridge 0.26-0.29; PQFTL's fit 0.00
+    # issue 13: the regressor's fit (noisy GD on the Huber loss) against
+    # PQFTL's fit and Ridge. One draw is one sample: over 10 seeds on this
+    # split noisy GD scores 0.13-0.20 (mean 0.16), PQFTL -0.01-0.08 (mean
+    # 0.05), Ridge 0.25; the means of 5 draws vary by about 0.01, so the
+    # margins below fail only if the ordering itself breaks
     Xtr, Xte, ytr, yte, yb = wine_split
     pre = wine_quality_preprocessor().fit(Xtr.iloc[:1])
     Ztr, Zte, dn = pre.transform(Xtr), pre.transform(Xte), row_norm_bound(pre)
     ridge = Ridge(alpha=1.0).fit(Ztr, ytr).score(Zte, yte)
-    linear = PrivateOnlineRegressor(epsilon=1.0, data_norm=dn, y_bound=yb, random_state=0)
-    linear_r2 = linear.fit(Ztr, ytr).score(Zte, yte)
-    pqftl = PrivateOnlineRegressor(epsilon=1.0, data_norm=dn, y_bound=yb, algorithm="ftl",
-                                   random_state=0).fit(Ztr, ytr).score(Zte, yte)
+    linear, pqftl = [], []
+    for seed in range(5):
+        model = PrivateOnlineRegressor(epsilon=1.0, data_norm=dn, y_bound=yb, random_state=seed)
+        linear.append(model.fit(Ztr, ytr).score(Zte, yte))
+        assert model.algorithm_ == "noisy-gd"
+        pqftl.append(PrivateOnlineRegressor(epsilon=1.0, data_norm=dn, y_bound=yb,
+                                            algorithm="ftl", random_state=seed)
+                     .fit(Ztr, ytr).score(Zte, yte))
     kernel = KernelPrivateOnlineRegressor(epsilon=1.0, data_norm=dn, y_bound=yb,
                                           random_state=0).fit(Ztr, ytr).score(Zte, yte)
-    assert linear.algorithm_ == "noisy-gd"
-    assert linear_r2 > ridge - 0.1 and linear_r2 > pqftl + 0.1
+    assert np.mean(linear) > ridge - 0.12 and np.mean(linear) > np.mean(pqftl) + 0.07
     assert kernel > ridge - 0.1
 
 

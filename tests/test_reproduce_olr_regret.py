@@ -99,7 +99,11 @@ def test_ftl_regret_matches_exact_per_row_models():
         A += np.outer(g, g)
         b += y * g
     exact = np.cumsum(losses)[cps - 1]
-    np.testing.assert_allclose(measured, exact, rtol=1e-9)
+    # The leaf grid truncates every coordinate and label toward zero to
+    # 2^-26 of a power-of-two unit >= its bound (one row per leaf here), a
+    # relative perturbation of the data of ~1.5e-8; an algorithmic slip (a
+    # model one row late, a missing alpha) moves the losses by percent.
+    np.testing.assert_allclose(measured, exact, rtol=1e-7)
 
 
 def test_figure_written(tmp_path):
