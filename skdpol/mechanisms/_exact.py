@@ -471,6 +471,8 @@ def make_plan(a, b, P):
     top = (1 << (31 - tb)) + 1
     slack = (top << 32) + plan.r_slack * ((1 << 31) + top)
     plan.window = 1 + -(-slack >> (63 - Q))
+    if plan.tail_window > plan.window:  # a tail start must be flagged, or the tail is lost
+        return None  # (never for the estimators' laws: the docstring's 2^(Q-16) <= Delta)
     plan.high = -(1 << (63 - Q))  # thr 2^(63-Q) = (A_i R_j) & high
     plan.limit = min(plan.window << (63 - Q), 2**63)  # flagged: 0 <= d < limit
     # the reference's acceptance times sum f / sum f_ref (it only sizes the passes)
