@@ -10,6 +10,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from ..accounting import PrivacySpent, epsilon_spent
@@ -117,9 +118,14 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         self._infer("data_norm")
         return row_norms_max(X) or 1.0
 
-    def _check_horizon(self, n_rows):
+    def _check_horizon(self, n_rows, X=None):
+        """Refuse a call that would pass the horizon. ``X``, when given, is a
+        chunk whose finiteness scikit-learn's validation skipped: a bad chunk
+        is reported as such first (the clipping pass would have found it)."""
         seen = getattr(self, "n_samples_seen_", 0)
         if self.horizon is not None and seen + n_rows > self.horizon:
+            if X is not None:
+                assert_all_finite(X, estimator_name=type(self).__name__, input_name="X")
             raise BudgetExhaustedError(
                 f"this call's {n_rows} rows after the {seen} already seen would "
                 f"pass horizon={self.horizon}; nothing was learned."

@@ -351,8 +351,13 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             return self._learn_other(X, y, progressive)
         first_call = not hasattr(self, "_ftl")
         self._check_params()
-        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
-        self._check_horizon(X.shape[0])
+        # later chunks skip scikit-learn's finiteness pass over X: the clipping
+        # pass computes every row's norm anyway and raises scikit-learn's
+        # error on NaN / infinity (clip_rows_in_place) before anything is
+        # released; the first call keeps it, as bounds may be read off X
+        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True,
+                             ensure_all_finite=first_call)
+        self._check_horizon(X.shape[0], X)
         if self._start_or_continue("_ftl", X.shape[0]):
             self._resolve_bounds(X, y)
             self._start_stream()
@@ -368,8 +373,13 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         """The gradient family (igd, giga, ftal, mi-ogd) with the squared loss."""
         first_call = not hasattr(self, "_algo")
         self._check_gradient_params()
-        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
-        self._check_horizon(X.shape[0])
+        # later chunks skip scikit-learn's finiteness pass over X: the clipping
+        # pass computes every row's norm anyway and raises scikit-learn's
+        # error on NaN / infinity (clip_rows_in_place) before anything is
+        # released; the first call keeps it, as bounds may be read off X
+        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True,
+                             ensure_all_finite=first_call)
+        self._check_horizon(X.shape[0], X)
         if self._start_or_continue("_algo", X.shape[0]):
             self._resolve_bounds(X, y)
         Xa = self._augment(X)
