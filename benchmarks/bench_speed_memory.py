@@ -412,8 +412,12 @@ of one BLT step (d'(d'+1)/2 + d' = 4,277 exact discrete Gaussian draws, d' =
 d + 1) are the floor; SGD does O(n d) work. What the floor does not allow
 without weakening the guarantee: a float32 Gram (its rounding error is data
 dependent and not small against the sensitivity), the float sampler (which
-the review forbade). For throughput-critical wide streams the O(n d)
-gradient algorithms (`algorithm="ftrl"`) avoid the Gram.
+the review forbade). Per row, the copy, the Gram and the validation each
+read the chunk once, as SGD's single pass does; the noise and the BLT step
+are per chunk. The regressor's O(n d) gradient algorithms avoid the Gram
+but are not a substitute today: at their default `alpha` they return
+models far worse than predicting the mean (docs/regressor.md, "Other
+algorithms").
 
 ## Memory flat in T: d = {d_mem}, `horizon=None`, chunks of {chunk_mem:,} made on the fly
 
