@@ -385,3 +385,44 @@ def test_fit_ignores_a_stream_batch_size_its_igd_cannot_use(stream, algorithm):
     assert np.array_equal(est.fit(X, y).coef_, ref.fit(X, y).coef_)
     with pytest.raises(ValueError, match="batch_size=1"):
         PrivateOnlineRegressor(**BOUNDS, algorithm="igd", batch_size=50).fit(X, y)
+
+
+# ----------------------------------------------------------------- the seeds' algorithms warn
+def _user_warnings(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in caught if w.category is UserWarning]
+
+
+@pytest.mark.parametrize("algorithm", ["ftrl", "ftal", "igd", "giga", "mi-ogd"])
+def test_the_seeds_gradient_algorithms_warn_once_per_stream_and_fit(algorithm, stream):
+    # on the squared loss they return models far worse than the mean at their
+    # default alpha (benchmarks/bench_regressor_algorithms.py): never silently
+    X, y = stream
+    batch = 1 if algorithm == "igd" else "auto"
+    est = PrivateOnlineRegressor(**BOUNDS, algorithm=algorithm, horizon=400, batch_size=batch,
+                                 random_state=0)
+    first = _user_warnings(lambda: est.partial_fit(X[:200], y[:200]))
+    assert len(first) == 1 and "comparison with the seed papers" in first[0]
+    assert _user_warnings(lambda: est.partial_fit(X[200:400], y[200:400])) == []
+    fitted = _user_warnings(lambda: PrivateOnlineRegressor(**BOUNDS, algorithm=algorithm,
+                                                           random_state=0).fit(X[:300], y[:300]))
+    assert len(fitted) == 1
+    assert _user_warnings(lambda: PrivateOnlineRegressor(**BOUNDS, random_state=0)
+                          .partial_fit(X[:200], y[:200])) == []
+
+
+def test_giga_says_when_its_warm_up_covers_the_whole_stream(stream):
+    X, y = stream
+    def run(labels):
+        est = PrivateOnlineRegressor(**BOUNDS, algorithm="giga", horizon=400, batch_size=20,
+                                     random_state=0)
+        messages = _user_warnings(lambda: est.partial_fit(X[:400], labels))
+        return est, messages
+    est, messages = run(y[:400])
+    assert "no row will be used" in messages[0]
+    # and it is true: the published model does not depend on the labels
+    other, _ = run(-y[:400])
+    np.testing.assert_array_equal(est.coef_, other.coef_)
+    np.testing.assert_array_equal(est.intercept_, other.intercept_)

@@ -385,6 +385,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         Xa = self._augment(X)
         if first_call:
             self._start_gradient_stream(self._loss(self.algorithm_), Xa.shape[1])
+            self._warn_seed_algorithm()
         models = self._learn_gradient(Xa, self._unit_labels(y), progressive)
         self._record_algorithm(X.shape[0], self._algo)
         coefs = None if models is None else models[:, 0, :]
@@ -436,6 +437,31 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         W, event = self._fit_gradient(self._loss(self.algorithm_), self._augment(X),
                                       self._unit_labels(y), batch)
         self._record_one_release(X.shape[0], W, event)
+        self._warn_seed_algorithm()
+
+    def _warn_seed_algorithm(self):
+        """Say so when the user picked one of the seeds' gradient algorithms:
+        on the squared loss they are for comparison, and their models can be
+        far worse than predicting the mean (measured in docs/regressor.md,
+        "Other algorithms"). A function of public parameters only."""
+        if self.algorithm not in ("ftrl", "ftal", "igd", "giga", "mi-ogd"):
+            return
+        base = getattr(getattr(self, "_algo", None), "base", None)
+        free = getattr(base, "free_rounds", 0)
+        warm_up = ""
+        if free:  # giga: its warm-up points are random and read no row
+            rounds = self._rounds()
+            warm_up = (f" Its first {free} rounds publish random points that read no row"
+                       + (f", and this stream plans only {rounds}: no row will be used."
+                          if rounds is not None and rounds <= free else "."))
+        warnings.warn(
+            f"algorithm={self.algorithm!r} on the squared loss is there for "
+            "comparison with the seed papers: its gradient bound grows like "
+            f"1 / sqrt(alpha) (alpha={self._alpha_for(self.algorithm_):g}) and its "
+            "models can be far worse than predicting the mean (R^2 far below 0)."
+            f"{warm_up} The default, algorithm='auto', does not have this problem.",
+            UserWarning, stacklevel=user_stacklevel(),
+        )
 
     # ----------------------------------------------------------- using
     def predict(self, X):
