@@ -267,3 +267,57 @@ def test_regressor_igd_refuses_batches():
     with pytest.raises(ValueError, match="batch_size=1"):
         PrivateOnlineRegressor(algorithm="igd", batch_size=4, data_norm=1.0,
                                y_bound=1.0).partial_fit(np.ones((8, 2)), np.ones(8))
+
+
+# ----------------------------------------------------------------- rows without the copy
+def test_unit_rows_multiply_as_the_copied_rows_do():
+    from skdpol.linear_model._rows import unit_rows
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(500, 6)) * rng.uniform(0.1, 5.0, size=(500, 1))  # some rows clipped
+    rows = unit_rows(X, 2.0, intercept=True)
+    copied = np.hstack([X / 2.0, np.ones((500, 1))])
+    norms = np.linalg.norm(X / 2.0, axis=1)
+    copied[norms > 1, :6] /= norms[norms > 1, None]
+    dense = np.asarray(rows)
+    np.testing.assert_allclose(dense, copied, rtol=1e-15, atol=1e-15)
+    assert np.linalg.norm(dense[:, :6], axis=1).max() <= 1 + 1e-15
+    w, r, W, R = (rng.normal(size=7), rng.normal(size=500), rng.normal(size=(7, 3)),
+                  rng.normal(size=(3, 500)))
+    np.testing.assert_allclose(rows.matvec(w), copied @ w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rows.rmatvec(r), r @ copied, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rows.matmul(W), copied @ W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rows.rmatmul(R), R @ copied, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(np.asarray(rows[100:130]), dense[100:130])
+    # bad rows: scikit-learn's errors; rows whose norm overflows are still clipped
+    for bad, match in ((np.nan, "NaN"), (np.inf, "infinity")):
+        Xb = X.copy()
+        Xb[7, 2] = bad
+        with pytest.raises(ValueError, match=match):
+            unit_rows(Xb, 2.0, intercept=True)
+    Xb = X.copy()
+    Xb[7] = 1e300
+    huge = np.asarray(unit_rows(Xb, 2.0, intercept=True))
+    assert np.all(np.isfinite(huge)) and np.isclose(np.linalg.norm(huge[7, :6]), 1.0)
+
+
+@pytest.mark.parametrize("classes", [[0, 1], [0, 1, 2]])
+def test_the_uncopied_stream_learns_what_the_copied_one_does(classes, monkeypatch):
+    # ftrl's rounds take their gradients from the raw rows; forcing the copy
+    # must give the same models up to the products' rounding
+    from skdpol.linear_model import _base
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(6000, 5))
+    y = rng.integers(0, len(classes), 6000)
+    def stream():
+        clf = PrivateOnlineLogistic(data_norm=3.0, horizon=6000, random_state=0)
+        for s in range(0, 6000, 1500):
+            clf.partial_fit(X[s:s + 1500], y[s:s + 1500], classes=classes)
+        return clf.coef_
+    calls = []
+    real = _base.unit_rows
+    monkeypatch.setattr(_base, "unit_rows", lambda *a: calls.append(1) or real(*a))
+    lazy = stream()
+    assert len(calls) == 4  # every chunk took the uncopied path
+    monkeypatch.setattr(_base.PrivateLinearMixin, "_augment",
+                        lambda self, X, lazy=False: self._unit_rows(X))
+    np.testing.assert_allclose(lazy, stream(), rtol=1e-6, atol=1e-9)

@@ -22,6 +22,7 @@ from ..utils._stream import is_seeded
 from ..utils._validation import clip_rows_in_place
 from ..utils._warnings import user_stacklevel
 from ._algorithms import AlgorithmBuilderMixin
+from ._rows import unit_rows
 
 
 def make_rng(random_state):
@@ -165,7 +166,12 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         clip_rows_in_place(out[:, :d], 1.0, raw=X)  # and NaN / inf in X raise here
         return out
 
-    def _augment(self, X):
+    def _augment(self, X, lazy=False):
+        """Unit rows with the intercept column; ``lazy``: uncopied
+        (:class:`~skdpol.linear_model._rows.UnitRows`, for algorithms whose
+        rounds only take gradients)."""
+        if lazy:
+            return unit_rows(X, self._data_norm, self.fit_intercept)
         return self._unit_rows(X)
 
     def _to_original_units(self, W):

@@ -334,7 +334,8 @@ default="auto"
                 f"call's {self.classes_.tolist()}."
             )
         encoded = self._encode(y)
-        Xa = self._augment(X)
+        # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
+        Xa = self._augment(X, lazy=self._algorithm_for(stream=True) in ("ftrl", "ftal"))
         if first_call:
             self.algorithm_ = self._algorithm_for(stream=True)
             self._start_gradient_stream(self._loss(), Xa.shape[1])

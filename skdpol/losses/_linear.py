@@ -63,7 +63,10 @@ class _Loss(ABC):
         """Largest loss over rows of norm <= row_bound and ||W|| <= radius."""
 
     def gradient(self, W, X, y):
-        """Sum over the rows of grad_W l, shape (k, d)."""
+        """Sum over the rows of grad_W l, shape (k, d). ``X`` is an array or
+        rows that multiply without a copy (``UnitRows``: ``matmul`` / ``rmatmul``)."""
+        if not isinstance(X, np.ndarray):
+            return X.rmatmul(self.derivative(X.matmul(W.T), y).T)
         if W.shape[0] == 1:
             # one output: np.dot makes the BLAS calls matmul makes here (the
             # same gemv on the rows, both ways; a dot or an axpy on one row)
@@ -160,6 +163,8 @@ class LogisticLoss(_Loss):
         # the generic one-output path on 1-d margins, -y formed once: the
         # same BLAS calls (see _Loss.gradient) and the same values
         ny = -y
+        if not isinstance(X, np.ndarray):  # UnitRows: the same products, uncopied
+            return X.rmatvec(ny * expit(ny * X.matvec(W[0])))[None, :]
         return np.dot(ny * expit(ny * np.dot(X, W[0])), X)[None, :]
 
     def curvature_product(self, S, y, dS):
