@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.validation import validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
@@ -23,6 +24,17 @@ from ..utils._validation import clip_rows_in_place
 from ..utils._warnings import user_stacklevel
 from ._algorithms import AlgorithmBuilderMixin
 from ._rows import unit_rows
+
+
+def to_original_units(W, coef_scale, intercept_scale, fit_intercept):
+    """(coef (k, d), intercept (k,)) of a unit-space model W (k, d [+ 1]):
+    ``W[:, :d] * coef_scale`` and ``W[:, d] * intercept_scale`` (zeros without
+    an intercept)."""
+    W = np.atleast_2d(np.asarray(W, dtype=np.float64))
+    d = W.shape[1] - bool(fit_intercept)
+    coef = W[:, :d] * coef_scale
+    intercept = W[:, d] * intercept_scale if fit_intercept else np.zeros(W.shape[0])
+    return coef, intercept
 
 
 def make_rng(random_state):
@@ -119,6 +131,18 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         self._infer("data_norm")
         return row_norms_max(X) or 1.0
 
+    def _validate_chunk(self, X, y, first_call, **kwargs):
+        """``validate_data`` for a stream chunk (``kwargs``: its other options).
+
+        Later chunks skip scikit-learn's finiteness pass over X: the clipping
+        pass computes every row's norm anyway and raises scikit-learn's error
+        on NaN / infinity (``clip_rows_in_place``) before anything is
+        released. The first call keeps it, as bounds may be read off X.
+        """
+        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
+                             ensure_all_finite=first_call, **kwargs)
+        return X, y
+
     def _check_horizon(self, n_rows, X=None):
         """Refuse a call that would pass the horizon. ``X``, when given, is a
         chunk whose finiteness scikit-learn's validation skipped: a bad chunk
@@ -176,11 +200,8 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
 
     def _to_original_units(self, W):
         """(coef (k, d), intercept (k,)) of a unit-space model W (k, d [+ 1])."""
-        W = np.atleast_2d(np.asarray(W, dtype=np.float64))
-        d = W.shape[1] - bool(self.fit_intercept)
-        coef = W[:, :d] * (self._y_scale / self._data_norm)
-        intercept = W[:, d] * self._y_scale if self.fit_intercept else np.zeros(W.shape[0])
-        return coef, intercept
+        return to_original_units(W, self._y_scale / self._data_norm, self._y_scale,
+                                 self.fit_intercept)
 
     def _spent(self, event, releases):
         if math.isinf(self.epsilon):

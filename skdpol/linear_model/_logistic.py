@@ -313,12 +313,7 @@ default="auto"
                 "classes must be passed on the first call to partial_fit (the "
                 "label set is public information)."
             )
-        # later chunks skip scikit-learn's finiteness pass over X: the clipping
-        # pass computes every row's norm anyway and raises scikit-learn's
-        # error on NaN / infinity (clip_rows_in_place) before anything is
-        # released; the first call keeps it, as bounds may be read off X
-        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
-                             ensure_all_finite=first_call)
+        X, y = self._validate_chunk(X, y, first_call)
         if first_call:  # later calls: every label must be in classes_ (_encode)
             check_classification_targets(y)
         self._check_horizon(X.shape[0], X)

@@ -13,14 +13,25 @@ from ..accounting import paper_tree_sigma
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
-from ..online import PrivateQuadraticFTL, joint_sensitivity, one_shot_event, one_shot_ridge
+from ..online import (
+    GRADIENT_ALGORITHMS,
+    PrivateQuadraticFTL,
+    joint_sensitivity,
+    one_shot_event,
+    one_shot_ridge,
+)
 from ..online._ftl import RidgeRelease
 from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
 from ..losses import SquaredLoss
 from ..losses._linear import HuberLoss
 from ..utils._warnings import user_stacklevel
-from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
+from ._base import (
+    SHARED_CONSTRAINTS,
+    PrivateLinearMixin,
+    StreamingRegressorMixin,
+    to_original_units,
+)
 from ._public import PublicLinearRegressor
 
 # unit-space ridge weight of PQFTL and the gradient family (alpha=None): 1e-3
@@ -50,11 +61,9 @@ class _Published:
         """(coef_, intercept_)."""
         if self._model is None:
             W = self.W.coef if isinstance(self.W, RidgeRelease) else self.W
-            W = np.atleast_2d(np.asarray(W, dtype=np.float64))
-            d = W.shape[1] - self.fit_intercept
-            coef = W[0, :d] * self.coef_scale
-            intercept = float(W[0, d] * self.intercept_scale) if self.fit_intercept else 0.0
-            self._model = (coef, intercept)
+            coef, intercept = to_original_units(W, self.coef_scale, self.intercept_scale,
+                                                self.fit_intercept)
+            self._model = (coef[0], float(intercept[0]))
         return self._model
 
 
@@ -351,12 +360,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             return self._learn_other(X, y, progressive)
         first_call = not hasattr(self, "_ftl")
         self._check_params()
-        # later chunks skip scikit-learn's finiteness pass over X: the clipping
-        # pass computes every row's norm anyway and raises scikit-learn's
-        # error on NaN / infinity (clip_rows_in_place) before anything is
-        # released; the first call keeps it, as bounds may be read off X
-        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True,
-                             ensure_all_finite=first_call)
+        X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
         self._check_horizon(X.shape[0], X)
         if self._start_or_continue("_ftl", X.shape[0]):
             self._resolve_bounds(X, y)
@@ -373,12 +377,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         """The gradient family (igd, giga, ftal, mi-ogd) with the squared loss."""
         first_call = not hasattr(self, "_algo")
         self._check_gradient_params()
-        # later chunks skip scikit-learn's finiteness pass over X: the clipping
-        # pass computes every row's norm anyway and raises scikit-learn's
-        # error on NaN / infinity (clip_rows_in_place) before anything is
-        # released; the first call keeps it, as bounds may be read off X
-        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True,
-                             ensure_all_finite=first_call)
+        X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
         self._check_horizon(X.shape[0], X)
         if self._start_or_continue("_algo", X.shape[0]):
             self._resolve_bounds(X, y)
@@ -444,7 +443,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         on the squared loss they are for comparison, and their models can be
         far worse than predicting the mean (measured in docs/regressor.md,
         "Other algorithms"). A function of public parameters only."""
-        if self.algorithm not in ("ftrl", "ftal", "igd", "giga", "mi-ogd"):
+        if self.algorithm not in GRADIENT_ALGORITHMS or self.algorithm == "noisy-gd":
             return
         base = getattr(getattr(self, "_algo", None), "base", None)
         free = getattr(base, "free_rounds", 0)

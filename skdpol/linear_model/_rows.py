@@ -42,9 +42,6 @@ class UnitRows:
     def shape(self):
         return (self.X.shape[0], self.X.shape[1] + (self.const is not None))
 
-    def __len__(self):
-        return self.X.shape[0]
-
     def __getitem__(self, rows):
         if not isinstance(rows, slice):
             raise TypeError("UnitRows takes row slices only.")
