@@ -407,3 +407,44 @@ def test_cli_errors(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["ledger", "show", "--help"])
     assert exc.value.code == 0 and "PATH" in capsys.readouterr().out
+
+
+def test_a_ledger_created_while_it_is_opened_is_never_called_foreign(tmp_path, monkeypatch):
+    # a GridSearchCV worker opens the file another worker has just created,
+    # and that worker commits the tables between the reader's two queries:
+    # the reader must see "not made yet" or the ledger, never "not a ledger"
+    from skdpol.ledger import _store
+    path = str(tmp_path / "ledger.sqlite")
+    creator = sqlite3.connect(path, isolation_level=None)
+    creator.execute("PRAGMA journal_mode=WAL")
+    creator.execute("BEGIN IMMEDIATE")
+    for statement in _store._SCHEMA.strip().split(";"):
+        if statement.strip():
+            creator.execute(statement)
+    creator.execute("INSERT INTO meta VALUES ('format', ?)", (_store.FORMAT,))
+
+    class CommitsAfterTheFirstQuery:
+        def __init__(self, conn):
+            self.conn, self.queries = conn, 0
+
+        def execute(self, sql, *args):
+            try:
+                return self.conn.execute(sql, *args)
+            finally:
+                if sql.lstrip().upper().startswith("SELECT"):
+                    self.queries += 1
+                    if self.queries == 1:
+                        creator.execute("COMMIT")
+
+        def close(self):
+            self.conn.close()
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(_store.sqlite3, "connect",
+                        lambda *a, **k: CommitsAfterTheFirstQuery(connect(*a, **k)))
+    with pytest.raises(_store.EmptyLedger):
+        _store.connect(path, create=False)
+    monkeypatch.undo()
+    _store.connect(path, create=False).close()  # committed: a ledger
+    assert PrivacyLedger(path).entries() == []
+    creator.close()

@@ -88,17 +88,24 @@ def connect(path, *, create=True):
         conn = sqlite3.connect(f"file:{quote(path)}?mode=rw", uri=True, timeout=TIMEOUT,
                                isolation_level=None)
     try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-    except sqlite3.DatabaseError as exc:
+        # one read transaction, so both queries see the same snapshot: read
+        # apart, a creator committing in between made a new ledger look like
+        # a file with tables but no meta (NotALedgerError in a GridSearchCV
+        # worker racing another worker's first write)
+        conn.execute("BEGIN")
         try:
             # a file another process has just created and not yet given its tables
             being_made = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
-        except sqlite3.DatabaseError:
-            being_made = False
+            row = None if being_made else conn.execute(
+                "SELECT value FROM meta WHERE key = 'format'").fetchone()
+        finally:
+            conn.execute("COMMIT")
+    except sqlite3.DatabaseError as exc:
         conn.close()
-        if being_made:
-            raise EmptyLedger(path) from None
         raise NotALedgerError(f"{path} is not a skdpol ledger ({exc}).") from None
+    if being_made:
+        conn.close()
+        raise EmptyLedger(path)
     if row is None or row[0] != FORMAT:
         conn.close()
         raise NotALedgerError(f"{path} is not a skdpol ledger (format {row!r}).")
