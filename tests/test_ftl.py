@@ -254,3 +254,101 @@ def test_shrinkage_keeps_a_strong_direction_of_an_ill_conditioned_release():
     assert factor == pytest.approx(expected) and factor > 0.98
     # the old statistic u_hat.A^-1 u_hat is dominated by the ten noise terms
     assert np.sum(u_hat[:-1] ** 2 / lam[:-1]) > 10 * u_hat[-1] ** 2 / lam[-1]
+
+
+# ----------------------------------------------- float leaves without a copy
+def _float_ftl(batch_size, d=4, seed=0, multiplier=0.0, horizon=None):
+    return PrivateQuadraticFTL(n_features=d + 1, alpha=0.01, row_bound=np.sqrt(2.0),
+                               label_bound=1.0, noise=NoiseSpec(multiplier=multiplier),
+                               horizon=horizon, batch_size=batch_size,
+                               rng=np.random.default_rng(seed), intercept=1.0)
+
+
+def test_float_leaves_are_within_their_error_bound_of_exact_sums():
+    from fractions import Fraction
+
+    from skdpol.online._ftl import float_rows
+    rng = np.random.default_rng(5)
+    m, d = 128, 4
+    X = rng.normal(size=(m, d)) * np.exp(rng.normal(size=(m, 1)))  # mixed magnitudes
+    y = rng.normal(size=m) * 3
+    s = 1.0 / (1.0001 * np.linalg.norm(X, axis=1).max())  # every row inside: no clipping
+    ftl = _float_ftl(m, d)
+    rows = float_rows(ftl, X, y, s, 0.5)
+    leaf = rows.leaf(0, m)
+    # the same leaf in exact rational arithmetic, from the same float inputs
+    F = Fraction
+    yl = np.clip(y * 0.5, -1.0, 1.0)  # the labels (per-row data, as on the grid path)
+    v = [[F(float(x)) * F(s) for x in row] + [F(1)] for row in X]
+    sq2, k = F(float(np.sqrt(2.0))), d + 1
+    V = [[sum(r[i] * r[j] for r in v) / F(ftl.V_scale) * (1 if i == j else sq2)
+          for j in range(k)] for i in range(k)]
+    exact = [V[i][j] for i in range(k) for j in range(i, k)]
+    exact += [sum(F(float(t)) * r[i] for t, r in zip(yl, v)) / F(ftl.u_scale) for i in range(k)]
+    err = np.sqrt(sum(float(F(float(a)) - b) ** 2 for a, b in zip(leaf, exact)))
+    assert np.isfinite(leaf).all() and leaf.shape == (len(exact),)
+    bound = (ftl.sensitivity - joint_sensitivity(np.sqrt(2.0), 1.0, ftl.V_scale,
+                                                 ftl.u_scale)) / 2  # >= E
+    assert 0 < err <= bound
+    # a round split over calls sums its parts (pending + leaf): same leaf, same bound
+    split = rows.leaf(0, 50) + rows.leaf(50, m)
+    assert np.sqrt(np.sum((split - leaf) ** 2)) <= 2 * bound
+
+
+def test_float_leaf_sensitivity_is_raised_by_a_tiny_bounded_amount():
+    from skdpol.online._ftl import FLOAT_MAX_ROWS, FLOAT_MIN_ROWS, float_leaf_sensitivity
+    joint = joint_sensitivity(np.sqrt(2.0), 1.0, *default_scales(np.sqrt(2.0), 1.0))
+    assert _float_ftl(FLOAT_MIN_ROWS - 1).sensitivity == joint  # grid rounds: exact sums
+    ftl = _float_ftl(10_000)
+    assert ftl.float_leaves and ftl._tree.sensitivity == ftl.sensitivity
+    assert joint < ftl.sensitivity < joint * (1 + 1e-7)
+    kwargs = dict(n_raw_features=90, radius=1.0, row_bound=np.sqrt(2.0), label_bound=1.0,
+                  V_scale=4.0, u_scale=2.0 * np.sqrt(2.0), n_features=91)
+    big = float_leaf_sensitivity(joint, rows_per_leaf=FLOAT_MAX_ROWS, **kwargs)
+    assert joint < big < joint * (1 + 2.0**-11)
+    # the bound grows like b^2: 100x the rows, ~10^4 x the inflation
+    small = float_leaf_sensitivity(joint, rows_per_leaf=1000, **kwargs) - joint
+    large = float_leaf_sensitivity(joint, rows_per_leaf=100_000, **kwargs) - joint
+    assert 0.9e4 < large / small < 1.1e4
+    assert not _float_ftl(FLOAT_MAX_ROWS + 1).float_leaves
+
+
+def test_only_chunks_with_no_row_to_clip_skip_the_grid(monkeypatch):
+    from skdpol.online._ftl import LeafGrid
+    calls = []
+    design = LeafGrid.design
+    monkeypatch.setattr(LeafGrid, "design",
+                        lambda self, *a, **k: calls.append(1) or design(self, *a, **k))
+    rng = np.random.default_rng(6)
+    X, y = rng.normal(size=(400, 4)), rng.normal(size=400)
+    scale = 1.0 / (1.01 * np.linalg.norm(X, axis=1).max())
+    fast, grid = _float_ftl(100), _float_ftl(100)
+    fast.learn(X, y, row_scale=scale)
+    assert calls == []  # every row inside: the float path
+    grid.float_leaves = False
+    grid.learn(X, y, row_scale=scale)
+    assert len(calls) == 1
+    # the two paths sum the same rows: the grid truncates them to 2^-20 of their unit
+    assert np.allclose(fast._tree.release(), grid._tree.release(), rtol=0, atol=1e-4)
+    assert np.allclose(fast.release(), grid.release(), atol=1e-5)
+    # one row to clip, or a NaN, sends the chunk to the grid (which clips or raises)
+    X2 = X[:100].copy()
+    X2[7] *= 10
+    fast.learn(X2, y[:100], row_scale=scale)
+    assert len(calls) == 2
+    X2[7, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fast.learn(X2, y[:100], row_scale=scale)
+
+
+def test_float_leaves_in_the_noise_free_limit_are_ridge_regression():
+    X, y = _data(n=600)
+    alpha = 0.05
+    ridge = Ridge(alpha=alpha * len(X), fit_intercept=False).fit(X, y).coef_
+    ftl = PrivateQuadraticFTL(n_features=4, alpha=alpha, row_bound=3.0, label_bound=5.0,
+                              noise=NoiseSpec(multiplier=0.0, sampler="float"), horizon=None,
+                              batch_size=100, rng=np.random.default_rng(0))
+    assert ftl.float_leaves  # float sampler: no release grid, so only the sums' error shows
+    for chunk in np.array_split(np.arange(len(X)), 7):  # rounds split over calls
+        ftl.learn(X[chunk], y[chunk])
+    assert np.allclose(ftl.release(), ridge, rtol=1e-12, atol=1e-12)

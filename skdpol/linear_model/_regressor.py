@@ -365,9 +365,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         if self._start_or_continue("_ftl", X.shape[0]):
             self._resolve_bounds(X, y)
             self._start_stream()
-        # PQFTL moves the raw rows to unit space itself, onto its exact grid
-        # (one copy of the chunk): rows X / data_norm clipped to norm 1,
-        # labels y / y_bound clipped to [-1, 1], as _unit_rows / _unit_labels
+        # PQFTL moves the raw rows to unit space itself (uncopied float sums
+        # when no row needs clipping, else its exact grid: one copy of the
+        # chunk): rows X / data_norm clipped to norm 1, labels y / y_bound
+        # clipped to [-1, 1], as _unit_rows / _unit_labels
         models = self._learn_gradient(X, y, progressive, algo=self._ftl, **self._unit_scales())
         ftl = self._ftl  # its release is solved when first read (a stream read once pays once)
         self._record_stream(X.shape[0], ftl.deferred_release(), ftl.event(), ftl.n_rows_used)

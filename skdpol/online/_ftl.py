@@ -262,6 +262,129 @@ class LeafGrid:
                                Xb * A[:, k:] * (u_unit / u_scale)], axis=1)
 
 
+# Float leaves without a copy (rounds of many rows)
+# --------------------------------------------------
+# The grid above costs a copy of every chunk (about as much as the Gram
+# itself at d = 90). For rounds of FLOAT_MIN_ROWS to FLOAT_MAX_ROWS rows,
+# a chunk none of whose rows needs clipping (the common case with honest
+# bounds) is summed in float64 straight from the caller's rows instead:
+# one Gram X^T X (BLAS syrk), one product [1, y']^T X and scalings, no copy.
+# A chunk with a row to clip (or NaN, infinity, overflow) takes the grid.
+#
+# The float sums are not exact, so the leaf's replace-one sensitivity is
+# raised by a bound on their error that holds whatever the data, the BLAS's
+# summation order or its threads (u = 2^-53, gamma_n = n u / (1 - n u);
+# Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §3.1:
+# a sum of n products in any order, fused multiply-adds or not, errs by at
+# most gamma_n times the sum of the products' magnitudes).
+#
+# * Which rows pass. q_i = fl(||x_i||^2) >= ||x_i||^2 (1 - gamma_d) - d eta
+#   (eta = 2^-1075 for each product that underflows), and the test is
+#   max q_i <= fl(fl(radius / s)^2) (1 + 2^-40) <= (radius / s)^2 (1 + 2^-40)
+#   (1 + u)^4 with s = row_scale (the 2^-40 lets rows a caller clipped to
+#   the bound pass despite their norm's rounding). So a passing row's unit
+#   part has ||s x_i||^2 <= radius^2 rho with
+#       rho = 1 + 2^-39 + 2 gamma_(d+8) + (d + 1) 2^-170 / radius^2
+#   (s^2 <= 2^900 keeps the underflow term there), and the augmented row
+#   [s x_i, c] has norm <= R sqrt(rho). The joint sensitivity scales at most
+#   like R^2 (its V block like R^2, its u block like R), so exact sums of
+#   such rows have sensitivity <= rho joint(R).
+# * The sums' error. Every leaf coordinate is a sum over the round's m <= b
+#   rows of products v_ij v_ik (or y'_i v_ij), then at most 8 roundings of
+#   scaling (s^2, 1 / V_scale, the sqrt(2) of pack, ...), and a round split
+#   over P <= b calls adds its P partial leaves: each coordinate errs by at
+#   most gamma_(2b+8) times the sum of its products' magnitudes (plus
+#   eta per product for underflow, times at most 2^900 of scaling). Summed
+#   in L2 over the leaf, Frobenius of sum_i |v_i||v_i|^T <= sum_i ||v_i||^2:
+#       E = gamma_(2b+8) b rho sqrt(R^4 / V_scale^2 + R^2 M^2 / u_scale^2)
+#           + b (k + 2)^2 2^-170.
+# * So neighbouring streams' leaves differ by at most rho joint(R) + 2 E in
+#   L2, and unchanged leaves are the same function of the same rows: the
+#   sensitivity handed to the prefix sums. At b = 10,000 this is joint(R)
+#   (1 + ~2e-8); FLOAT_MAX_ROWS keeps it below (1 + 2^-11), under the grid
+#   release's own 2^-10.
+# The labels y' = clip(y * label_scale) are computed per row, as on the grid
+# path: they are the data the bound M holds for, exactly.
+FLOAT_MIN_ROWS = 64  # below: rounds of few rows, summed per row on the grid
+FLOAT_MAX_ROWS = 2**20
+_U = 2.0**-53
+_SCALE_LIMIT = 2.0**450  # |log2 s| <= 450: no overflow, underflow bounded
+_ROW_SLACK = 2.0**-40  # rows clipped to the bound by the caller pass (notes above)
+
+
+def _gamma(n):
+    return n * _U / (1.0 - n * _U)
+
+
+def float_leaf_sensitivity(sensitivity, *, rows_per_leaf, n_raw_features, radius,
+                           row_bound, label_bound, V_scale, u_scale, n_features):
+    """The leaf sensitivity for float leaves (see the notes above): ``rho x
+    sensitivity + 2 E`` for rounds of ``rows_per_leaf`` rows."""
+    b, d = int(rows_per_leaf), int(n_raw_features)
+    rho = 1.0 + _ROW_SLACK * 2.0 + 2.0 * _gamma(d + 8) + (d + 1) * 2.0**-170 / radius**2
+    E = (_gamma(2 * b + 8) * b * rho
+         * math.hypot(row_bound**2 / V_scale, row_bound * label_bound / u_scale)
+         + b * (n_features + 2) ** 2 * 2.0**-170)
+    return rho * sensitivity + 2.0 * E
+
+
+class _GridRows:
+    """A chunk on the exact grid (:meth:`LeafGrid.design`): leaves of row ranges."""
+
+    def __init__(self, ftl, A):
+        self.ftl, self.A = ftl, A
+
+    def leaf(self, lo, hi):
+        return self.ftl.grid.leaf(self.A[lo:hi], self.ftl.V_scale, self.ftl.u_scale)
+
+    def row_leaves(self, lo, hi):
+        return self.ftl.grid.row_leaves(self.A[lo:hi], self.ftl.V_scale, self.ftl.u_scale)
+
+
+def float_rows(ftl, X, y, row_scale, label_scale):
+    """The chunk as :class:`_FloatRows` (uncopied), or None when a row needs
+    clipping or is not finite (the grid handles, or reports, those)."""
+    grid, s = ftl.grid, float(row_scale)
+    if not (1.0 / _SCALE_LIMIT <= s <= _SCALE_LIMIT) or X.shape[0] == 0:
+        return None
+    X = np.asarray(X, dtype=np.float64)
+    threshold = (grid.radius / s) ** 2 * (1.0 + _ROW_SLACK)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.max(np.einsum("ij,ij->i", X, X)) <= threshold:  # NaN fails too
+            return None
+    # [1; y'] as rows, y' = clip(y * label_scale): the labels the grid would keep
+    W = np.empty((2, X.shape[0]))
+    W[0] = 1.0
+    np.multiply(y, label_scale, out=W[1])
+    np.clip(W[1], -grid.label_bound, grid.label_bound, out=W[1])
+    return _FloatRows(ftl, X, s, W)
+
+
+class _FloatRows:
+    """A chunk summed in float64 from the caller's rows ``X`` (times ``s``)
+    and the rows ``W = [1; y']`` (see the notes above; made by :func:`float_rows`)."""
+
+    def __init__(self, ftl, X, s, W):
+        self.ftl, self.X, self.s, self.W = ftl, X, s, W
+
+    def leaf(self, lo, hi):
+        ftl, s = self.ftl, self.s
+        c = ftl.grid.intercept
+        X = self.X[lo:hi]
+        d = X.shape[1]
+        k = d + (c is not None)
+        side = self.W[:, lo:hi] @ X  # column sums and y'^T X
+        V = np.empty((k, k))
+        np.multiply(X.T @ X, s * s / ftl.V_scale, out=V[:d, :d])
+        u = np.empty(k)
+        np.multiply(side[1], s / ftl.u_scale, out=u[:d])
+        if c is not None:
+            V[d, :d] = V[:d, d] = side[0] * (s * c / ftl.V_scale)
+            V[d, d] = (hi - lo) * (c * c / ftl.V_scale)
+            u[d] = self.W[1, lo:hi].sum() * (c / ftl.u_scale)
+        return np.concatenate([pack_symmetric(V), u])
+
+
 class PrivateQuadraticFTL:
     """PQFTL: continual release of ridge models from one private tree.
 
@@ -306,6 +429,17 @@ class PrivateQuadraticFTL:
         self.u_scale = u_scale or default_u
         self.sensitivity = joint_sensitivity(row_bound, label_bound, self.V_scale, self.u_scale)
         self._k = packed_dim(self.n_features)
+        self.grid = LeafGrid(rows_per_leaf=self.batch_size, row_bound=row_bound,
+                             label_bound=label_bound, intercept=intercept)
+        # rounds of many rows may be summed in float from the caller's rows:
+        # the leaf sensitivity then covers the sums' error (notes above)
+        self.float_leaves = FLOAT_MIN_ROWS <= self.batch_size <= FLOAT_MAX_ROWS
+        if self.float_leaves:
+            self.sensitivity = float_leaf_sensitivity(
+                self.sensitivity, rows_per_leaf=self.batch_size,
+                n_raw_features=self.n_features - (intercept is not None),
+                radius=self.grid.radius, row_bound=row_bound, label_bound=label_bound,
+                V_scale=self.V_scale, u_scale=self.u_scale, n_features=self.n_features)
         # a leaf's coordinates: x_i x_j / V_scale (sqrt(2) x_i x_j off the
         # diagonal, still <= R^2 since 2 |x_i x_j| <= ||x||^2) and x_i y / u_scale,
         # summed over the round's rows (row_bound includes the intercept column)
@@ -315,8 +449,6 @@ class PrivateQuadraticFTL:
             mechanism, dim=self._k + self.n_features, sensitivity=self.sensitivity,
             noise=noise, horizon=horizon, rng=rng, leaf_bound=leaf_bound,
         )
-        self.grid = LeafGrid(rows_per_leaf=self.batch_size, row_bound=row_bound,
-                             label_bound=label_bound, intercept=intercept)
         self._pending = np.zeros(self._k + self.n_features)
         self._n_pending = 0
 
@@ -341,8 +473,10 @@ class PrivateQuadraticFTL:
 
     def learn(self, X, y, trace=False, *, row_scale=1.0, label_scale=1.0):
         """Add rows ``X * row_scale`` with labels ``y * label_scale`` (clipped
-        to the bounds on the way in: :meth:`LeafGrid.design`, one copy of the
-        chunk, so callers pass their raw rows and the scale to their units).
+        to the bounds on the way in, so callers pass their raw rows and the
+        scale to their units): summed in float64 without a copy when rounds
+        are large and no row needs clipping (:func:`float_rows`), otherwise
+        on the exact grid (:meth:`LeafGrid.design`, one copy of the chunk).
 
         The same call as the gradient family's (:meth:`RoundBuffer.learn`):
         with ``trace``, returns the model published just before each row,
@@ -353,52 +487,56 @@ class PrivateQuadraticFTL:
             return self.progressive_coefs(X, y, row_scale=row_scale,
                                           label_scale=label_scale)[:, None, :]
         self.check_room(X.shape[0])
-        self._learn_design(self.grid.design(X, y, row_scale=row_scale, label_scale=label_scale))
+        rows = None
+        if getattr(self, "float_leaves", False):
+            rows = float_rows(self, X, y, row_scale, label_scale)
+        if rows is None:
+            rows = _GridRows(self, self.grid.design(X, y, row_scale=row_scale,
+                                                    label_scale=label_scale))
+        self._learn_rows(rows, X.shape[0])
 
-    def _learn_design(self, A):
+    def _learn_rows(self, rows, n):
+        """Add the ``n`` rows of a chunk (:class:`_GridRows` or :class:`_FloatRows`)."""
         b = self.batch_size
-        n_complete = (self._n_pending + A.shape[0]) // b
+        n_complete = (self._n_pending + n) // b
         split = max(n_complete * b - self._n_pending, 0)
         if n_complete and self._tree.one_leaf_at_a_time:  # each leaf rounded or encoded alone
             bounds = [0] + list(range(split - (n_complete - 1) * b, split + 1, b))
-            leaves = self._round_leaves(A, bounds)
+            leaves = self._round_leaves(rows, bounds)
             leaves[0] += self._pending
             self._tree.add_leaves(leaves)
             self._pending = np.zeros_like(self._pending)
             self._n_pending = 0
         elif n_complete:
-            head = self._pending + self._leaf_sum(A[:split])
+            head = self._pending + rows.leaf(0, split)
             self._tree.add(head, n_complete)
             self._pending = np.zeros_like(self._pending)
             self._n_pending = 0
-        tail = A[split:]
-        if tail.shape[0]:
-            self._pending = self._pending + self._leaf_sum(tail)
-            self._n_pending += tail.shape[0]
-
-    def _leaf_sum(self, A):
-        return self.grid.leaf(A, self.V_scale, self.u_scale)
+        if split < n:
+            self._pending = self._pending + rows.leaf(split, n)
+            self._n_pending += n - split
 
     def _row_leaves(self, A):
-        """One leaf per row (n, k + d)."""
+        """One leaf per row (n, k + d) of a design ``A``."""
         return self.grid.row_leaves(A, self.V_scale, self.u_scale)
 
-    def _round_leaves(self, A, bounds):
-        """The leaf of each round ``A[bounds[i]:bounds[i + 1]]``, one row per round.
+    def _round_leaves(self, rows, bounds):
+        """The leaf of each round ``rows[bounds[i]:bounds[i + 1]]``.
 
-        Small rounds: per-row leaves summed by round, in blocks of at most
-        ~2^20 leaf entries (a Python loop over thousands of one-row rounds
-        costs 20x more; the block bound keeps memory at ~8 MB for wide leaves).
+        Small rounds (grid rows only): per-row leaves summed by round, in
+        blocks of at most ~2^20 leaf entries (a Python loop over thousands
+        of one-row rounds costs 20x more; the block bound keeps memory at
+        ~8 MB for wide leaves).
         """
         b = self.batch_size
-        if b >= 64:
-            return np.stack([self._leaf_sum(A[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])])
+        if b >= FLOAT_MIN_ROWS:
+            return np.stack([rows.leaf(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])])
         per_block = max(1, min(4096, 2**20 // (self._k + self.n_features)) // b)
         parts = []
         for i in range(0, len(bounds) - 1, per_block):
             idx = np.asarray(bounds[i:i + per_block + 1])
             lo, hi = idx[0], idx[-1]
-            leaves = self._row_leaves(A[lo:hi])
+            leaves = rows.row_leaves(lo, hi)
             parts.append(np.add.reduceat(leaves, idx[:-1] - lo, axis=0))
         return np.concatenate(parts)
 
