@@ -11,9 +11,9 @@
    after every chunk (the regressor solves its release when first read).
 2. Where a regressor chunk's time goes: the per-chunk cost of each part
    measured alone in the same run (the row-norm test, the uncopied float
-   Gram and side products of the default path, the exact fixed-point copy
-   and Gram of the fallback for chunks with a row to clip, the 4,277 noise
-   draws of one BLT step, the solve), against SGD's whole chunk.
+   Gram and side products of the default path, a round with a row to clip,
+   the exact fixed-point copy and Gram that rounds under 64 rows take, the
+   4,277 noise draws of one BLT step, the solve), against SGD's whole chunk.
 3. Memory flat in T: d = 20, T = 100,000 and 1,000,000 rows in chunks of
    10,000 made on the fly, ``horizon=None``; peak traced memory (tracemalloc)
    of the streaming loop and ``len(pickle.dumps(est))`` at the end.
@@ -188,7 +188,10 @@ def components(n, d, chunk, repeats, bounds):
     grid, scales = ftl.grid, est._unit_scales()
     A = grid.design(Xc, yc, **scales)
     rows = float_rows(ftl, Xc, yc, scales["row_scale"], scales["label_scale"])
-    assert rows is not None, "the benchmark's bounds should hold for every row"
+    assert rows.inside.all(), "the benchmark's bounds should hold for every row"
+    X_out = Xc.copy()
+    X_out[0] *= 100.0  # one row beyond data_norm
+    clipped = float_rows(ftl, X_out, yc, scales["row_scale"], scales["label_scale"])
     tree = ftl._tree
     scale = tree.noise_multiplier * tree._grid_sensitivity
     gen = np.random.default_rng(0)
@@ -207,9 +210,11 @@ def components(n, d, chunk, repeats, bounds):
                  lambda: Xc.T @ Xc),
                 ("default path: the whole leaf (Gram, [1, y'].T @ X, scaling, packing)",
                  lambda: rows.leaf(0, chunk)),
-                ("fallback (a row to clip): the chunk onto the exact grid (one copy)",
+                ("a round with one row to clip: the leaf of a clipped copy of its rows",
+                 lambda: clipped.leaf(0, chunk)),
+                ("(previous path, now for rounds < 64 or > 2^20 rows) the exact grid: one copy",
                  lambda: grid.design(Xc, yc, **scales)),
-                (f"fallback: its Gram A.T @ A (exact, {chunk:,} x {A.shape[1]})",
+                (f"(previous path) its Gram A.T @ A (exact, {chunk:,} x {A.shape[1]})",
                  lambda: A.T @ A),
                 (f"{tree.dim:,} exact discrete Gaussian draws (one BLT step's noise)",
                  lambda: discrete_noise(gen, tree.dim, scale)),
@@ -415,16 +420,17 @@ of {part_repeats}):
 
 {c_table}
 
-A chunk none of whose rows needs clipping (the default path, every chunk
-here) is summed in float64 straight from the caller's rows: one pass for
-the row norms, one Gram `X.T @ X` (BLAS syrk), one product `[1, y'].T @ X`;
-no copy. Its rounding error is not zero, so the leaf's sensitivity is
-raised by a bound on it that holds for any data, summation order and
-thread count (`skdpol/online/_ftl.py`, "Float leaves without a copy"):
-by a factor of about 1 + 2e-8 for rounds of 10,000 rows. A chunk with a row
-to clip (or NaN, infinity) takes the fallback: the exact fixed-point grid
-(scaled, clipped, truncated to integers of at most 19 bits, one copy),
-whose Gram is exact in any order. The Gram (O(n d^2)) and the noise of one
+A round none of whose rows needs clipping (every round here) is summed in
+float64 straight from the caller's rows: one pass for the row norms, one
+Gram `X.T @ X` (BLAS syrk), one product `[1, y'].T @ X`; no copy. A round
+with a row to clip sums a clipped copy of its rows instead. The rounding
+error is not zero, so the leaf's sensitivity is raised by a bound on it
+that holds for any data, summation order and thread count
+(`skdpol/online/_ftl.py`, "Float leaves without a copy"): by a factor of
+about 1 + 2e-8 for rounds of 10,000 rows. Rounds of fewer than 64 rows
+take the exact fixed-point grid instead (scaled, clipped, truncated to
+integers of at most 19 bits here, one copy), whose Gram is exact in any
+order; before this release every round did. The Gram (O(n d^2)) and the noise of one
 BLT step (d'(d'+1)/2 + d' = 4,277 exact discrete Gaussian draws, d' = d + 1)
 are the floor; SGD does O(n d) work. What the floor does not allow without
 weakening the guarantee: a float32 Gram (its error bound, about 2^29 times

@@ -313,8 +313,8 @@ def test_float_leaf_sensitivity_is_raised_by_a_tiny_bounded_amount():
     assert not _float_ftl(FLOAT_MAX_ROWS + 1).float_leaves
 
 
-def test_only_chunks_with_no_row_to_clip_skip_the_grid(monkeypatch):
-    from skdpol.online._ftl import LeafGrid
+def test_float_leaves_never_copy_onto_the_grid_and_clip_row_by_row(monkeypatch):
+    from skdpol.online._ftl import _INSIDE, LeafGrid, float_rows
     calls = []
     design = LeafGrid.design
     monkeypatch.setattr(LeafGrid, "design",
@@ -324,21 +324,66 @@ def test_only_chunks_with_no_row_to_clip_skip_the_grid(monkeypatch):
     scale = 1.0 / (1.01 * np.linalg.norm(X, axis=1).max())
     fast, grid = _float_ftl(100), _float_ftl(100)
     fast.learn(X, y, row_scale=scale)
-    assert calls == []  # every row inside: the float path
+    assert calls == []
     grid.float_leaves = False
     grid.learn(X, y, row_scale=scale)
     assert len(calls) == 1
     # the two paths sum the same rows: the grid truncates them to 2^-20 of their unit
     assert np.allclose(fast._tree.release(), grid._tree.release(), rtol=0, atol=1e-4)
     assert np.allclose(fast.release(), grid.release(), atol=1e-5)
-    # one row to clip, or a NaN, sends the chunk to the grid (which clips or raises)
+    # a row to clip is clipped on its own, in a copy of its round: the leaf
+    # is the one of the rows clipped beforehand, to the radius (1 - 2^-30)
     X2 = X[:100].copy()
-    X2[7] *= 10
-    fast.learn(X2, y[:100], row_scale=scale)
-    assert len(calls) == 2
-    X2[7, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        fast.learn(X2, y[:100], row_scale=scale)
+    X2[7] *= 1e3
+    X2[9] = [1e300, -1e300, 0.0, 2e300]  # its squared norm overflows
+    before = X2.copy()
+    leaf = float_rows(fast, X2, y[:100], scale, 1.0).leaf(0, 100)
+    assert np.array_equal(X2, before)  # the caller's rows are not written
+    pre = X2.copy()
+    for i in (7, 9):
+        pre[i] = X2[i] / np.abs(X2[i]).max()
+        pre[i] *= _INSIDE / scale / np.linalg.norm(pre[i])
+    assert np.linalg.norm(pre * scale, axis=1).max() < 1.0
+    assert np.allclose(leaf, float_rows(fast, pre, y[:100], scale, 1.0).leaf(0, 100),
+                       rtol=1e-13, atol=1e-13)
+    assert calls == [1]
+    # NaN or infinity raise scikit-learn's error before anything is summed
+    n_rounds, pending = fast.n_rounds, fast._pending.copy()
+    for bad in (np.nan, np.inf):
+        X2[7, 0] = bad
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            fast.learn(X2, y[:100], row_scale=scale)
+    assert fast.n_rounds == n_rounds and np.array_equal(fast._pending, pending)
+
+
+@pytest.mark.parametrize("sampler", ["discrete", "float"])
+def test_a_replaced_row_changes_its_own_round_only(sampler, monkeypatch):
+    # the privacy argument: whatever a replaced row is (inside the bound or
+    # far outside), the other rounds of its chunk are computed bit for bit
+    # as before; and each round's leaf is summed alone (E is per round)
+    from skdpol.online._ftl import _FloatRows, float_rows
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(300, 4)), rng.normal(size=300)
+    scale = 1.0 / (1.01 * np.linalg.norm(X, axis=1).max())
+    ftl = _float_ftl(100)
+    a = float_rows(ftl, X, y, scale, 0.5)
+    for row in (X[3] * 0.5, X[3] * 1e6):
+        X2 = X.copy()
+        X2[150] = row
+        b = float_rows(ftl, X2, y, scale, 0.5)
+        assert not np.array_equal(a.leaf(100, 200), b.leaf(100, 200))
+        for lo, hi in ((0, 100), (200, 300)):
+            assert np.array_equal(a.leaf(lo, hi), b.leaf(lo, hi))
+    spans = []
+    leaf = _FloatRows.leaf
+    monkeypatch.setattr(_FloatRows, "leaf",
+                        lambda self, lo, hi: spans.append(hi - lo) or leaf(self, lo, hi))
+    tree = PrivateQuadraticFTL(n_features=5, alpha=0.01, row_bound=np.sqrt(2.0),
+                               label_bound=1.0, mechanism="tree", horizon=None,
+                               noise=NoiseSpec(multiplier=1.0, sampler=sampler),
+                               batch_size=100, rng=np.random.default_rng(0), intercept=1.0)
+    tree.learn(X[:250], y[:250], row_scale=scale)
+    assert spans == [100, 100, 50] and tree.n_rounds == 2
 
 
 def test_float_leaves_in_the_noise_free_limit_are_ridge_regression():

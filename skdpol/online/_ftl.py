@@ -52,6 +52,7 @@ import math
 
 import numpy as np
 import scipy.linalg
+from sklearn.utils import assert_all_finite
 
 from ..mechanisms import (
     GaussianMechanism,
@@ -265,30 +266,40 @@ class LeafGrid:
 # Float leaves without a copy (rounds of many rows)
 # --------------------------------------------------
 # The grid above costs a copy of every chunk (about as much as the Gram
-# itself at d = 90). For rounds of FLOAT_MIN_ROWS to FLOAT_MAX_ROWS rows,
-# a chunk none of whose rows needs clipping (the common case with honest
-# bounds) is summed in float64 straight from the caller's rows instead:
-# one Gram X^T X (BLAS syrk), one product [1, y']^T X and scalings, no copy.
-# A chunk with a row to clip (or NaN, infinity, overflow) takes the grid.
+# itself at d = 90). Rounds of FLOAT_MIN_ROWS to FLOAT_MAX_ROWS rows are
+# summed in float64 instead, and a round none of whose rows needs clipping
+# (the common case with honest bounds) straight from the caller's rows: one
+# Gram X^T X (BLAS syrk), one product [1, y']^T X and scalings, no copy.
 #
-# The float sums are not exact, so the leaf's replace-one sensitivity is
-# raised by a bound on their error that holds whatever the data, the BLAS's
+# The rows each round sums are a per-row function of the caller's row
+# alone, whichever way the round is computed, so that replacing one row
+# changes one round's rows by one row and nothing else:
+#   x -> x       when q = fl(||x||^2) <= fl(fl(radius / s)^2) (1 + 2^-40),
+#   x -> x r / ||x|| (r = radius (1 - 2^-30) / s, computed without overflow)
+#                otherwise (NaN or infinity raise first);
+# with s = row_scale, and labels y' = clip(y * label_scale, +-M). q is
+# computed once per chunk, row by row. A round with a row to clip copies
+# its rows (clipped) and sums the copy; the decision is per round, from
+# that round's rows only, so an unchanged round is computed the same way.
+#
+# Float sums are not exact, so the leaf's replace-one sensitivity is raised
+# by a bound on their error that holds whatever the data, the BLAS's
 # summation order or its threads (u = 2^-53, gamma_n = n u / (1 - n u);
 # Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §3.1:
 # a sum of n products in any order, fused multiply-adds or not, errs by at
 # most gamma_n times the sum of the products' magnitudes).
 #
-# * Which rows pass. q_i = fl(||x_i||^2) >= ||x_i||^2 (1 - gamma_d) - d eta
-#   (eta = 2^-1075 for each product that underflows), and the test is
-#   max q_i <= fl(fl(radius / s)^2) (1 + 2^-40) <= (radius / s)^2 (1 + 2^-40)
-#   (1 + u)^4 with s = row_scale (the 2^-40 lets rows a caller clipped to
-#   the bound pass despite their norm's rounding). So a passing row's unit
-#   part has ||s x_i||^2 <= radius^2 rho with
+# * The rows' norms. q >= ||x||^2 (1 - gamma_d) - d eta (eta = 2^-1075 per
+#   product that underflows), and the threshold is at most (radius / s)^2
+#   (1 + 2^-40) (1 + u)^4 (the 2^-40 lets rows a caller clipped to the
+#   bound pass despite their norm's rounding). So a kept row has
+#   ||s x||^2 <= radius^2 rho with
 #       rho = 1 + 2^-39 + 2 gamma_(d+8) + (d + 1) 2^-170 / radius^2
-#   (s^2 <= 2^900 keeps the underflow term there), and the augmented row
-#   [s x_i, c] has norm <= R sqrt(rho). The joint sensitivity scales at most
-#   like R^2 (its V block like R^2, its u block like R), so exact sums of
-#   such rows have sensitivity <= rho joint(R).
+#   (s^2 <= 2^900 keeps the underflow term there); a clipped row has norm
+#   <= r (1 + gamma_(d+8)) < radius / s. The augmented row [s x, c] has
+#   norm <= R sqrt(rho), and the joint sensitivity scales at most like R^2
+#   (its V block like R^2, its u block like R): exact sums of such rows
+#   have sensitivity <= rho joint(R).
 # * The sums' error. Every leaf coordinate is a sum over the round's m <= b
 #   rows of products v_ij v_ik (or y'_i v_ij), then at most 8 roundings of
 #   scaling (s^2, 1 / V_scale, the sqrt(2) of pack, ...), and a round split
@@ -299,12 +310,12 @@ class LeafGrid:
 #       E = gamma_(2b+8) b rho sqrt(R^4 / V_scale^2 + R^2 M^2 / u_scale^2)
 #           + b (k + 2)^2 2^-170.
 # * So neighbouring streams' leaves differ by at most rho joint(R) + 2 E in
-#   L2, and unchanged leaves are the same function of the same rows: the
-#   sensitivity handed to the prefix sums. At b = 10,000 this is joint(R)
-#   (1 + ~2e-8); FLOAT_MAX_ROWS keeps it below (1 + 2^-11), under the grid
-#   release's own 2^-10.
-# The labels y' = clip(y * label_scale) are computed per row, as on the grid
-# path: they are the data the bound M holds for, exactly.
+#   L2 in the replaced row's round, and other rounds are the same function
+#   of the same rows: the sensitivity handed to the prefix sums. Every
+#   round's leaf is computed on its own (never a sum over several rounds),
+#   so E is per round. At b = 10,000 this is joint(R) (1 + ~2e-8);
+#   FLOAT_MAX_ROWS keeps it below (1 + 2^-11), under the grid release's own
+#   2^-10.
 FLOAT_MIN_ROWS = 64  # below: rounds of few rows, summed per row on the grid
 FLOAT_MAX_ROWS = 2**20
 _U = 2.0**-53
@@ -331,6 +342,8 @@ def float_leaf_sensitivity(sensitivity, *, rows_per_leaf, n_raw_features, radius
 class _GridRows:
     """A chunk on the exact grid (:meth:`LeafGrid.design`): leaves of row ranges."""
 
+    per_round = False  # exact sums: one leaf may cover several rounds
+
     def __init__(self, ftl, A):
         self.ftl, self.A = ftl, A
 
@@ -342,35 +355,54 @@ class _GridRows:
 
 
 def float_rows(ftl, X, y, row_scale, label_scale):
-    """The chunk as :class:`_FloatRows` (uncopied), or None when a row needs
-    clipping or is not finite (the grid handles, or reports, those)."""
+    """The chunk as :class:`_FloatRows`, or None when ``row_scale`` is
+    outside the range the error bound covers (public: the grid takes the
+    chunk). NaN or infinity in ``X`` raise scikit-learn's error here, before
+    anything is summed."""
     grid, s = ftl.grid, float(row_scale)
-    if not (1.0 / _SCALE_LIMIT <= s <= _SCALE_LIMIT) or X.shape[0] == 0:
+    if not (1.0 / _SCALE_LIMIT <= s <= _SCALE_LIMIT):
         return None
     X = np.asarray(X, dtype=np.float64)
-    threshold = (grid.radius / s) ** 2 * (1.0 + _ROW_SLACK)
     with np.errstate(over="ignore", invalid="ignore"):
-        if not np.max(np.einsum("ij,ij->i", X, X)) <= threshold:  # NaN fails too
-            return None
+        q = np.einsum("ij,ij->i", X, X)
+    if not np.isfinite(q).all():
+        assert_all_finite(X, input_name="X")  # else finite rows whose norm overflowed: clipped
+    inside = q <= (grid.radius / s) ** 2 * (1.0 + _ROW_SLACK)
     # [1; y'] as rows, y' = clip(y * label_scale): the labels the grid would keep
     W = np.empty((2, X.shape[0]))
     W[0] = 1.0
     np.multiply(y, label_scale, out=W[1])
     np.clip(W[1], -grid.label_bound, grid.label_bound, out=W[1])
-    return _FloatRows(ftl, X, s, W)
+    return _FloatRows(ftl, X, s, W, inside)
 
 
 class _FloatRows:
     """A chunk summed in float64 from the caller's rows ``X`` (times ``s``)
-    and the rows ``W = [1; y']`` (see the notes above; made by :func:`float_rows`)."""
+    and the rows ``W = [1; y']``; rows not ``inside`` the bound are clipped
+    in a copy of their round (see the notes above; made by :func:`float_rows`)."""
 
-    def __init__(self, ftl, X, s, W):
-        self.ftl, self.X, self.s, self.W = ftl, X, s, W
+    per_round = True  # the error bound E is per round
+
+    def __init__(self, ftl, X, s, W, inside):
+        self.ftl, self.X, self.s, self.W, self.inside = ftl, X, s, W, inside
+
+    def _rows(self, lo, hi):
+        X = self.X[lo:hi]
+        out = ~self.inside[lo:hi]
+        if not out.any():
+            return X  # uncopied
+        X = X.copy()
+        rows = X[out]
+        top = np.max(np.abs(rows), axis=1, keepdims=True)  # > 0: these rows' q > 0
+        rows /= top  # no overflow in the norm below
+        norm = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
+        X[out] = rows * (self.ftl.grid.radius * _INSIDE / self.s / norm)
+        return X
 
     def leaf(self, lo, hi):
         ftl, s = self.ftl, self.s
         c = ftl.grid.intercept
-        X = self.X[lo:hi]
+        X = self._rows(lo, hi)
         d = X.shape[1]
         k = d + (c is not None)
         side = self.W[:, lo:hi] @ X  # column sums and y'^T X
@@ -500,11 +532,15 @@ class PrivateQuadraticFTL:
         b = self.batch_size
         n_complete = (self._n_pending + n) // b
         split = max(n_complete * b - self._n_pending, 0)
-        if n_complete and self._tree.one_leaf_at_a_time:  # each leaf rounded or encoded alone
+        if n_complete and (self._tree.one_leaf_at_a_time or rows.per_round):
+            # each leaf rounded or encoded alone, or summed per round (float rows)
             bounds = [0] + list(range(split - (n_complete - 1) * b, split + 1, b))
             leaves = self._round_leaves(rows, bounds)
             leaves[0] += self._pending
-            self._tree.add_leaves(leaves)
+            if self._tree.one_leaf_at_a_time:
+                self._tree.add_leaves(leaves)
+            else:
+                self._tree.add(leaves.sum(axis=0), n_complete)
             self._pending = np.zeros_like(self._pending)
             self._n_pending = 0
         elif n_complete:
