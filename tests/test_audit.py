@@ -58,6 +58,30 @@ def test_audit_does_not_refute_the_claim_but_refutes_a_cut_noise(method, delta, 
     assert cut.epsilon_lower_bound > 1.5
 
 
+def test_audit_of_float_leaves_with_a_canary_beyond_the_bound(audit_runs, mechanism_only,
+                                                               weakened_noise):
+    # rounds of 128 rows: PQFTL sums them in float64 from the caller's rows
+    # (D's first round), and a canary beyond data_norm sends its round, in D'
+    # only, through a clipped copy: only that round's leaf may move
+    X, y, cx, cy = _setting(n=256)
+    cx = cx * 10.0
+    params = dict(epsilon=1.0, delta=1e-5, data_norm=1.0, y_bound=1.0, horizon=len(X),
+                  fit_intercept=False, algorithm="ftl")
+    chunks = [128, 128]
+    honest = audit_estimator(PrivateOnlineRegressor(**params), X, y, cx, cy,
+                             method="partial_fit", chunks=chunks, n_runs=audit_runs)
+    assert not honest.refuted, honest
+    with weakened_noise(0.1):
+        cut = audit_estimator(PrivateOnlineRegressor(**params), X, y, cx, cy,
+                              method="partial_fit", chunks=chunks, n_runs=audit_runs,
+                              epsilon_claimed=1.0)
+    assert cut.refuted, cut
+    est = PrivateOnlineRegressor(**params)
+    for start in range(0, len(X), 128):
+        est.partial_fit(X[start:start + 128], y[start:start + 128])
+    assert est._ftl.float_leaves and est.batch_size_ == 128
+
+
 def test_audit_of_the_default_fit_noisy_gd_on_the_huber_loss(audit_runs, weakened_noise):
     # fit's default for delta > 0: K noisy gradient steps on clipped residuals
     X, y, cx, cy = _setting()
