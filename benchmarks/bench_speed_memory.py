@@ -44,7 +44,6 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 from sklearn.linear_model import SGDClassifier, SGDRegressor  # noqa: E402
 from sklearn.metrics import accuracy_score, r2_score  # noqa: E402
-from sklearn.utils.validation import validate_data  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor  # noqa: E402
@@ -76,13 +75,16 @@ def fmt_rate(x):
     return f"{x:,.0f}"
 
 
-def median_ms(fn, repeats):
-    times = []
+def interleaved_median_ms(fns, repeats):
+    """Median ms of each of ``fns``, timed in turn within each repeat (so a
+    slow spell of the shared machine hits every part alike)."""
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * float(np.median(times))
+        for fn, t in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - t0)
+    return [1e3 * float(np.median(t)) for t in times]
 
 
 # ------------------------------------------------------------------ throughput
@@ -201,8 +203,8 @@ def components(n, d, chunk, repeats, bounds):
         with threadpool_limits(limits=blas):
             sgd = SGDRegressor().partial_fit(Xc, yc)
             parts = [
-                ("validate_data (scikit-learn's checks of X and y)",
-                 lambda: validate_data(est, Xc, yc, reset=False, dtype=np.float64, y_numeric=True)),
+                ("validate_data as a later chunk runs it (X's finiteness: in the row norms)",
+                 lambda: est._validate_chunk(Xc, yc, False, y_numeric=True)),
                 ("default path: row norms (is any row to clip?) and clipped labels",
                  lambda: float_rows(ftl, Xc, yc, scales["row_scale"],
                                          scales["label_scale"])),
@@ -223,9 +225,11 @@ def components(n, d, chunk, repeats, bounds):
                 ("(reference) SGDRegressor().partial_fit of the chunk",
                  lambda: sgd.partial_fit(Xc, yc)),
             ]
-            for label, fn in parts:
+            for _, fn in parts:
                 fn()  # warm
-                lines.append([tag, label, f"{median_ms(fn, repeats):.2f}"])
+            for (label, _), ms in zip(parts, interleaved_median_ms([f for _, f in parts],
+                                                                   repeats)):
+                lines.append([tag, label, f"{ms:.2f}"])
     return md_table(["BLAS", f"part of one {chunk:,} x {d} chunk", "ms (median)"], lines)
 
 
@@ -415,7 +419,8 @@ every chunk" row pays it every chunk.
 
 ## Where a regressor chunk's time goes
 
-Each part timed alone on one {chunk:,} x {d} chunk, in the same run (medians
+Each part timed alone on one {chunk:,} x {d} chunk, the parts in turn within
+each repeat, in the same run (medians
 of {part_repeats}):
 
 {c_table}

@@ -172,7 +172,9 @@ def ridge_from_sums(V, u, n_rows, alpha, floor=0.0):
 # 10,000-row leaf, 16 for a million, MAX_BITS for small leaves. Units are
 # powers of two at or above the bounds (rows R, labels M), so the scalings
 # are exact too, and the truncation moves an entry by less than 2^-q of its
-# unit (2e-6 for a 10,000-row leaf).
+# unit (2e-6 for a 10,000-row leaf). Rounds of FLOAT_MIN_ROWS to
+# FLOAT_MAX_ROWS rows are summed in float64 instead, with the error bounded
+# (next section): this grid serves rounds of fewer or more rows.
 MAX_BITS = 26
 _INSIDE = 1.0 - 2.0**-30  # clipped rows land strictly inside their ball (see design)
 
@@ -507,9 +509,10 @@ class PrivateQuadraticFTL:
     def learn(self, X, y, trace=False, *, row_scale=1.0, label_scale=1.0):
         """Add rows ``X * row_scale`` with labels ``y * label_scale`` (clipped
         to the bounds on the way in, so callers pass their raw rows and the
-        scale to their units): summed in float64 without a copy when rounds
-        are large and no row needs clipping (:func:`float_rows`), otherwise
-        on the exact grid (:meth:`LeafGrid.design`, one copy of the chunk).
+        scale to their units). Rounds of FLOAT_MIN_ROWS to FLOAT_MAX_ROWS
+        rows are summed in float64 (:func:`float_rows`: uncopied unless a
+        row of the round needs clipping), others on the exact grid
+        (:meth:`LeafGrid.design`, one copy of the chunk).
 
         The same call as the gradient family's (:meth:`RoundBuffer.learn`):
         with ``trace``, returns the model published just before each row,
