@@ -313,7 +313,10 @@ class LeafGrid:
 #           + b (k + 2)^2 2^-170.
 # * So neighbouring streams' leaves differ by at most rho joint(R) + 2 E in
 #   L2 in the replaced row's round, and other rounds are the same function
-#   of the same rows: the sensitivity handed to the prefix sums. Every
+#   of the same rows: the sensitivity handed to the prefix sums. (The BLAS
+#   may order a sum by its threads or the array's alignment, never by other
+#   rows' values: what it does with an unchanged round is the same for both
+#   neighbours, and E covers any order.) Every
 #   round's leaf is computed on its own (never a sum over several rounds),
 #   so E is per round. At b = 10,000 this is joint(R) (1 + ~2e-8);
 #   FLOAT_MAX_ROWS keeps it below (1 + 2^-11), under the grid release's own
