@@ -62,7 +62,7 @@ from ..mechanisms import (
     unpack_symmetric,
 )
 from ..mechanisms._prefix import prefix_sum_mechanism
-from ..utils._validation import clip_rows_in_place
+from ..utils._validation import clip_rows_in_place, scale_rows_onto
 
 _SQRT2 = np.sqrt(2.0)
 SHRINK_MARGIN = 2.0
@@ -396,12 +396,11 @@ class _FloatRows:
         out = ~self.inside[lo:hi]
         if not out.any():
             return X  # uncopied
+        # clipped by the chunk's own test (``inside``), not clip_rows_in_place's
+        # (which recomputes norms without the slack): a row's fate must not
+        # depend on whether its round is copied
         X = X.copy()
-        rows = X[out]
-        top = np.max(np.abs(rows), axis=1, keepdims=True)  # > 0: these rows' q > 0
-        rows /= top  # no overflow in the norm below
-        norm = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
-        X[out] = rows * (self.ftl.grid.radius * _INSIDE / self.s / norm)
+        scale_rows_onto(X, out, self.ftl.grid.radius / self.s, shrink=_INSIDE)
         return X
 
     def leaf(self, lo, hi):
@@ -410,14 +409,14 @@ class _FloatRows:
         X = self._rows(lo, hi)
         d = X.shape[1]
         k = d + (c is not None)
-        # column sums and y'^T X: two gemv (a 2-row gemm costs 1.5-3x more)
-        side = (self.W[0, lo:hi] @ X, self.W[1, lo:hi] @ X)
+        # two gemv (a 2-row gemm costs 1.5-3x more)
+        column_sums, yX = self.W[0, lo:hi] @ X, self.W[1, lo:hi] @ X
         V = np.empty((k, k))
         np.multiply(X.T @ X, s * s / ftl.V_scale, out=V[:d, :d])
         u = np.empty(k)
-        np.multiply(side[1], s / ftl.u_scale, out=u[:d])
+        np.multiply(yX, s / ftl.u_scale, out=u[:d])
         if c is not None:
-            V[d, :d] = V[:d, d] = side[0] * (s * c / ftl.V_scale)
+            V[d, :d] = V[:d, d] = column_sums * (s * c / ftl.V_scale)
             V[d, d] = (hi - lo) * (c * c / ftl.V_scale)
             u[d] = self.W[1, lo:hi].sum() * (c / ftl.u_scale)
         return np.concatenate([pack_symmetric(V), u])
@@ -527,6 +526,7 @@ class PrivateQuadraticFTL:
                                           label_scale=label_scale)[:, None, :]
         self.check_room(X.shape[0])
         rows = None
+        # getattr: a pickle from before float leaves has an uninflated sensitivity
         if getattr(self, "float_leaves", False):
             rows = float_rows(self, X, y, row_scale, label_scale)
         if rows is None:
@@ -539,20 +539,18 @@ class PrivateQuadraticFTL:
         b = self.batch_size
         n_complete = (self._n_pending + n) // b
         split = max(n_complete * b - self._n_pending, 0)
-        if n_complete and (self._tree.one_leaf_at_a_time or rows.per_round):
-            # each leaf rounded or encoded alone, or summed per round (float rows)
-            bounds = [0] + list(range(split - (n_complete - 1) * b, split + 1, b))
-            leaves = self._round_leaves(rows, bounds)
-            leaves[0] += self._pending
-            if self._tree.one_leaf_at_a_time:
-                self._tree.add_leaves(leaves)
-            else:
-                self._tree.add(leaves.sum(axis=0), n_complete)
-            self._pending = np.zeros_like(self._pending)
-            self._n_pending = 0
-        elif n_complete:
-            head = self._pending + rows.leaf(0, split)
-            self._tree.add(head, n_complete)
+        if n_complete:
+            if self._tree.one_leaf_at_a_time or rows.per_round:
+                # each leaf rounded or encoded alone, or summed per round (float rows)
+                bounds = [0] + list(range(split - (n_complete - 1) * b, split + 1, b))
+                leaves = self._round_leaves(rows, bounds)
+                leaves[0] += self._pending
+                if self._tree.one_leaf_at_a_time:
+                    self._tree.add_leaves(leaves)
+                else:
+                    self._tree.add(leaves.sum(axis=0), n_complete)
+            else:  # exact grid sums: one leaf for all the complete rounds
+                self._tree.add(self._pending + rows.leaf(0, split), n_complete)
             self._pending = np.zeros_like(self._pending)
             self._n_pending = 0
         if split < n:

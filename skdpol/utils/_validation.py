@@ -55,11 +55,18 @@ def clip_rows_in_place(U, radius, raw=None, shrink=1.0):
         assert_all_finite(raw if raw is not None else U, input_name="X")
     over = ~(sq <= radius * radius)
     if over.any():
-        rows = U[over]
-        inf = np.isinf(rows)  # X times a scale overflowed: the direction is the infinite part's
-        with_inf = inf.any(axis=1)
-        rows[with_inf] = np.where(inf[with_inf], np.sign(rows[with_inf]), 0.0)
-        rows /= np.abs(rows).max(axis=1, keepdims=True)  # > 0 on these rows: no overflow below
-        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
-        U[over] = rows * (radius * shrink / norms)
+        scale_rows_onto(U, over, radius, shrink)
     return U
+
+
+def scale_rows_onto(U, which, radius, shrink=1.0):
+    """Scale the rows ``U[which]`` (nonzero, not NaN) onto norm ``radius *
+    shrink``, in place, along their direction, without overflow: an
+    infinite entry (a scaling that overflowed) gives the direction alone."""
+    rows = U[which]
+    inf = np.isinf(rows)  # X times a scale overflowed: the direction is the infinite part's
+    with_inf = inf.any(axis=1)
+    rows[with_inf] = np.where(inf[with_inf], np.sign(rows[with_inf]), 0.0)
+    rows /= np.abs(rows).max(axis=1, keepdims=True)  # > 0 on these rows: no overflow below
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
+    U[which] = rows * (radius * shrink / norms)
