@@ -149,3 +149,15 @@ def test_repeated_pure_events_are_counted():
     assert epsilon_spent(event, 0.0)[0] == pytest.approx(10.0)
     # the all-maximal-loss outcome has mass (e/(1+e))^10 ~ 0.05, so eps(1e-6) is ~10
     assert privacy_loss_distribution(event).get_epsilon_for_delta(1e-6) == pytest.approx(10.0, abs=1e-2)
+
+
+def test_spend_reprs_show_what_the_accountant_resolves():
+    # issue 29: a calibrated spend of 1 printed as 0.9999999995 (the calibration's
+    # 1e-9 slack); the repr rounds to 6 significant digits, the value stays exact
+    from skdpol.accounting import PrivacySpent
+
+    spent = PrivacySpent(epsilon=0.9999999995, delta=1e-6, accountant="zcdp")
+    assert "epsilon=1.0," in repr(spent)
+    assert spent.epsilon == 0.9999999995
+    assert "epsilon=0.123457," in repr(PrivacySpent(0.1234567891, 0.0, "pure"))
+    assert "epsilon=inf," in repr(PrivacySpent(float("inf"), 0.0, "none (epsilon=inf)"))

@@ -87,3 +87,11 @@ def test_committed_reproductions_have_a_figure_and_a_page_per_experiment():
         assert f"python -m skdpol reproduce {name} --out docs/reproductions" in text
         assert "--quick" not in text  # the committed pages are full runs
         assert f"../reproductions/{stem}.png" in experiments_page
+
+
+def test_readme_says_what_its_example_runs_with_and_what_is_shipped():
+    # issue 29: the README said its output came "from random_state=0" while the code
+    # passes none, and still called the shipped Dask support "in progress"
+    text = README.read_text()
+    assert "random_state=0` added to" in text
+    assert "in progress" not in text

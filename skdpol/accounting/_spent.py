@@ -74,6 +74,22 @@ class PrivacySpent:
     inferred: tuple = ()
     seeded: bool = False
 
+    def __repr__(self):
+        # The attributes keep the accountant's exact figures; the repr shows
+        # epsilon to 6 significant digits, what the accounting resolves: the
+        # calibration leaves a relative slack of ~1e-9 below the budget (so a
+        # spend of 1 reads 0.9999999995) and the PLD route discretises the
+        # privacy loss at 1e-4.
+        fields = dataclasses.asdict(self)
+        fields["epsilon"] = _resolved(self.epsilon)
+        inner = ", ".join(f"{k}={v!r}" for k, v in fields.items())
+        return f"{type(self).__name__}({inner})"
+
+
+def _resolved(epsilon):
+    """``epsilon`` rounded to the 6 significant digits the accounting resolves."""
+    return float(f"{epsilon:.6g}") if math.isfinite(epsilon) else epsilon
+
 
 def pure_dp_event(epsilon):
     """Event of an arbitrary ``epsilon``-DP mechanism.
