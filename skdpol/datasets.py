@@ -20,10 +20,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from sklearn.utils import Bunch
 
+from ._tables import load_table, table_schema
 from .submodular import make_submodular_stream
 
 __all__ = ["make_online_classification", "make_online_regression", "make_submodular_stream",
-           "iter_chunks", "data_home", "load_adult", "load_wine_quality",
+           "iter_chunks", "data_home", "load_adult", "load_wine_quality", "load_table",
+           "table_schema",
            "adult_preprocessor", "wine_quality_preprocessor", "row_norm_bound", "scale_to_unit",
            "one_hot_bins", "ADULT_BINS",
            "ADULT_CATEGORIES", "ADULT_RANGES", "WINE_QUALITY_RANGES"]

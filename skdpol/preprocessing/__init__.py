@@ -1,7 +1,10 @@
 """Preprocessing for private pipelines: a private standard scaler, a public-range
-scaler that reads no data, and the row-norm bound their output satisfies."""
+scaler that reads no data, preprocessing built from a table's public schema,
+and the row-norm bound their output satisfies."""
 
 from ._public import PublicRangeScaler, row_norm_bound
 from ._scaler import PrivateStandardScaler
+from ._schema import PublicPreprocessing, from_schema, public_bins, public_numeric, read_schema
 
-__all__ = ["PrivateStandardScaler", "PublicRangeScaler", "row_norm_bound"]
+__all__ = ["PrivateStandardScaler", "PublicPreprocessing", "PublicRangeScaler", "from_schema",
+           "public_bins", "public_numeric", "read_schema", "row_norm_bound"]
