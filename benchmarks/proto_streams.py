@@ -518,7 +518,25 @@ def validate(tables, n_seeds):
         lines.append(f"| {name} | {best} | {med[best]:.3f} | {rule[0]:.3f} / {rule[1]:.3f} "
                      f"(b={b_rule}) |")
         print(lines[-1], flush=True)
-    return lines
+    # the LS+-1 stream's ridge k and release_every (c = 0.5), classification only
+    ls_grid = [(k, e) for k in (0.1, 0.3, 1.0) for e in (1, 4, 8)]
+    ls_lines = ["", "| table | LS+-1 SS, c = 0.5: validation median per (k, every) |", "|---|---|"]
+    for name, t in tables.items():
+        if t["task"] != "clf":
+            continue
+        scores = {g: [] for g in ls_grid}
+        for seed in range(n_seeds):
+            Xtr, ytr, _, _ = split(t, seed)
+            k = int(0.8 * Xtr.shape[0])
+            V = unit_rows(Xtr[:k], t["data_norm"])
+            for (kk, e) in ls_grid:
+                th = ss_stream(V, 2.0 * ytr[:k] - 1.0, 1.0, np.random.default_rng([seed, 7]),
+                               f"ada{kk}", e, c=0.5)
+                scores[(kk, e)].append(score(t, unit_predictor(t, th), Xtr[k:], ytr[k:]))
+        ls_lines.append(f"| {name} | " + ", ".join(
+            f"({kk:g}, {e}): {np.median(v):.3f}" for (kk, e), v in scores.items()) + " |")
+        print(ls_lines[-1], flush=True)
+    return lines + ls_lines
 
 
 def candidates(task, sweep=False):
