@@ -69,11 +69,13 @@ from sklearn.model_selection import train_test_split
 
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.accounting import gaussian_mu_for_budget
-from skdpol.datasets import (adult_preprocessor, data_home, load_adult, load_wine_quality,
-                             row_norm_bound, scale_to_unit, wine_quality_preprocessor)
+from skdpol.datasets import (adult_preprocessor, data_home, load_adult, load_table,
+                             load_wine_quality, row_norm_bound, scale_to_unit,
+                             wine_quality_preprocessor)
 from skdpol.mechanisms import BLTPrefixSum, pack_symmetric, packed_dim, unpack_symmetric
 from skdpol.online import default_scales, joint_sensitivity
 from skdpol.online._ftl import ridge_from_sums, shrink_ridge
+from skdpol.preprocessing import from_schema
 
 DELTA = 1e-6
 CHUNK = 1_000
@@ -138,9 +140,32 @@ def kc_features(df):
     return X, math.sqrt(len(KC_RANGES))
 
 
-def load_tables(names, folder):
-    """name -> dict(task, X, y, split(seed) -> (Xtr, ytr, Xte, yte), data_norm, offset, y_bound)."""
+def schema_table(name):
+    """A table through its shipped public schema (skdpol.datasets.table_schema):
+    numeric columns centred on [-1, 1], the schemas' bins and one-hot blocks."""
+    data = load_table(name)
+    pre = from_schema(data.schema)
+    X = pre.preprocessor.fit_transform(data.X)  # reads no statistic of the rows
+    y = pre.label_transform(data.y)
+    if pre.classes is not None:
+        return dict(task="clf", X=X, y=(y == pre.classes[1]).astype(int),
+                    data_norm=pre.data_norm, split="random")
+    return dict(task="reg", X=X, y=y, data_norm=pre.data_norm, offset=0.0,
+                y_bound=pre.y_bound, metric="R2", split="random")
+
+
+def load_tables(names, folder, features="schema"):
+    """name -> dict(task, X, y, split(seed) -> (Xtr, ytr, Xte, yte), data_norm, offset, y_bound).
+
+    ``features="schema"``: credit default and King County through their shipped
+    schemas; ``"proto"``: this script's first loaders ([0, 1] columns)."""
     out = {}
+    if features == "schema":
+        if "credit" in names:
+            out["credit"] = dict(schema_table("credit_default"), metric="AUC")
+        if "kc" in names:
+            out["kc"] = schema_table("kc_house_sales")
+        names = [n for n in names if n not in ("credit", "kc")]
     if "credit" in names:
         df = pd.read_csv(folder / "credit_default.csv.gz")
         X, dn = credit_features(df)
@@ -708,6 +733,9 @@ def main():
                    help="pick the first-order stream's (b, lr, c) on validation rows, print, stop")
     p.add_argument("--calibration", action="store_true",
                    help="print the winners' noise calibration per table and stop")
+    p.add_argument("--features", choices=["schema", "proto"], default="schema",
+                   help="credit default and King County through the shipped public schemas "
+                        "(default) or this script's first [0, 1] loaders")
     p.add_argument("--sweep", action="store_true",
                    help="the first-order stream's (round rows, step) grid, not the candidates")
     args = p.parse_args()
@@ -715,7 +743,7 @@ def main():
     if folder is None:
         raise SystemExit("no shared data folder")
     names = args.tables.split(",")
-    tables = load_tables(names, folder)
+    tables = load_tables(names, folder, args.features)
     if args.validate:
         print("\n".join(validate(tables, args.seeds)))
         return
