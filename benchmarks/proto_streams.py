@@ -165,7 +165,15 @@ def load_tables(names, folder, features="schema"):
             out["credit"] = dict(schema_table("credit_default"), metric="AUC")
         if "kc" in names:
             out["kc"] = schema_table("kc_house_sales")
-        names = [n for n in names if n not in ("credit", "kc")]
+        if "wine" in names:
+            out["wine"] = schema_table("wine_quality")
+        if "adult" in names:
+            t = schema_table("adult")
+            n = 32_561  # the file's own split: adult.data, then adult.test
+            out["adult"] = dict(task="clf", Xtr=t["X"][:n], ytr=t["y"][:n], Xte=t["X"][n:],
+                                yte=t["y"][n:], data_norm=t["data_norm"], metric="accuracy",
+                                split="file")
+        names = [n for n in names if n not in ("credit", "kc", "wine", "adult")]
     if "credit" in names:
         df = pd.read_csv(folder / "credit_default.csv.gz")
         X, dn = credit_features(df)
