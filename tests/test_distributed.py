@@ -4,8 +4,9 @@ One real ``dask.distributed.LocalCluster`` (two worker processes, loopback
 only) is started for the module; the cluster tests run SGD2 under both trust
 models, SGD1 at small n and ``dask_ml.wrappers.Incremental`` over the four
 estimators. The rest runs in this process: calibration pinned against
-dp-accounting, accuracy against a non-private reference, an audit of one
-party's canary row, bad input.
+dp-accounting (SGD1's for the worst party, seen answering), accuracy
+against a non-private reference, audits of one party's canary row (SGD2;
+SGD1 with the answering party seen), bad input.
 """
 
 import copy
@@ -376,6 +377,55 @@ def test_audit_of_one_partys_canary_row(monkeypatch, trust_model):
             monkeypatch.setattr(_party, "discrete_noise", lambda rng, size, scale, noise:
                                 real(rng, size, scale / 20, noise))
         d, d_prime = _canary_statistics(400, 10_000, trust_model)
+        weak, _ = epsilon_lower_bound(d, d_prime, 1e-5)
+    assert weak > 1.0
+
+
+def _sgd1_canary_statistics(n_runs, seed):
+    """SGD1, 3 parties of 2 rows (36 steps): the canary is party 0's row 0,
+    label +1 (D) or -1 (D'); its message moves by exactly n x = 6 e1 when
+    drawn. The observer sees who answers: the statistic is the first
+    coordinate of party 0's messages, summed (the other parties' steps are
+    left out, which only a party-aware observer can do)."""
+    X = np.zeros((6, 2))
+    X[0] = [1.0, 0.0]
+    parties = np.repeat([0, 1, 2], 2)
+    real = _parties.LocalParties.sgd1
+    out = []
+    for label in (1, -1):
+        y = np.array([label, 1, -1, 1, -1, 1])
+        stats = []
+        for run in range(n_runs):
+            total = [0.0]
+
+            def sgd1(self, party, *args, total=total):
+                message = real(self, party, *args)
+                total[0] += message[0] if party == 0 else 0.0
+                return message
+
+            _parties.LocalParties.sgd1 = sgd1
+            try:
+                MultiPartyPrivateSGD(
+                    protocol="sgd1", loss="log_loss", noise_sampler="float", data_norm=1.0,
+                    fit_intercept=False, random_state=seed + run + n_runs * (label < 0),
+                ).fit(X, y, parties=parties, classes=[-1, 1])
+            finally:
+                _parties.LocalParties.sgd1 = real
+            stats.append(total[0])
+        out.append(np.array(stats))
+    return out
+
+
+def test_audit_of_sgd1_with_the_answering_party_seen(monkeypatch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # delta vs 6 rows
+        d, d_prime = _sgd1_canary_statistics(400, 0)
+        eps, _ = epsilon_lower_bound(d, d_prime, 1e-5)
+        assert eps <= 1.0  # the claim stands
+        real = _party.perturb  # the weakened variant: a fiftieth of the noise
+        monkeypatch.setattr(_party, "perturb", lambda value, **kw: real(
+            value, **{**kw, "multiplier": kw["multiplier"] / 50}))
+        d, d_prime = _sgd1_canary_statistics(400, 10_000)
         weak, _ = epsilon_lower_bound(d, d_prime, 1e-5)
     assert weak > 1.0
 
