@@ -139,8 +139,23 @@ def sgd1_turns(sizes):
 
 
 def sgd1_party_event(multiplier, n_rows, party_rows):
-    """A row of a party of ``party_rows`` rows: its n n_k steps, each a
-    Gaussian release on one row drawn uniformly among the party's rows."""
+    """The cost of SGD1 for a row of one party, seen answering.
+
+    Parameters
+    ----------
+    multiplier : float
+        Noise standard deviation over the step's replace-one sensitivity.
+    n_rows : int
+        All rows n (the party answers n n_k steps).
+    party_rows : int
+        The party's rows n_k.
+
+    Returns
+    -------
+    dp_accounting.DpEvent
+        n n_k steps, each ``SampledWithoutReplacementDpEvent(n_k, 1,
+        GaussianDpEvent(multiplier))`` (RDP only, REPLACE_ONE).
+    """
     step = SampledWithoutReplacementDpEvent(
         source_dataset_size=int(party_rows), sample_size=1, event=GaussianDpEvent(multiplier))
     return SelfComposedDpEvent(step, int(n_rows) * int(party_rows))
