@@ -28,15 +28,60 @@ holds the row, and the T rounds compose adaptively:
   underflows to 0 and each round is exactly as private as one discrete
   Gaussian of the total variance m_p s^2.
 
-SGD1 (``protocol="sgd1"``), n^2 steps, each on one row drawn uniformly from
-all n: the released G = n grad l(theta; d) + z moves by at most 2 n L when
-the drawn row is the replaced one. The draw of one index out of n is
-sampling without replacement of size 1, so a step is
-``SampledWithoutReplacementDpEvent(n, 1, Gaussian(m))`` under REPLACE_ONE,
-which dp-accounting accounts only with its RDP accountant (Wang, Balle &
-Kasiviswanathan 2019, Theorem 27): a sound upper bound, not the exact
-privacy loss distribution (dp-accounting's PLD accountant has no such
-event). That accounting is only for continuous Gaussian noise.
+SGD1 (``protocol="sgd1"``), n^2 steps of one row each; the released
+G = n grad l(theta; d) + z moves by at most 2 n L when the step's row is the
+replaced one, and not at all otherwise. The step's Gaussian has multiplier m
+over that sensitivity. Who answers is public: the coordinator hands the
+turn to one party, every party is told who answered (the seed's step 4),
+and anyone who sees the traffic sees who sent the message.
+
+What an observer who sees which party answers learns (replace-one). Let D,
+D' differ in one row r of party k (party sizes are public, so equal in
+both). Step t releases (J_t, G_t): the answering party and its message.
+
+* J_t's law does not depend on the data (a public schedule below; in the
+  seed's draw, P(J_t = j) = n_j / n for both D and D'): it costs nothing.
+* Given J_t = j != k, G_t has the same law under D and D' (given the
+  model theta_t, a function of earlier outputs): privacy loss 0.
+* Given J_t = k, the row is uniform among party k's n_k rows: G_t is one
+  draw without replacement of 1 of n_k, then Gaussian(m). Amplification is
+  by 1 / n_k, not by 1 / n: the n - n_k rows of the other parties are
+  ruled out by J_t.
+
+So a row of party k is protected by c_k adaptive steps
+``SampledWithoutReplacementDpEvent(n_k, 1, Gaussian(m))``, c_k the steps k
+answers, and the guarantee for every row is the worst party's. In the seed,
+pi_t is uniform on [n], so c_k ~ Binomial(n^2, n_k / n) is random; with J_t
+seen, one step's Renyi divergence is (1 / (a - 1)) log(1 - p_k + p_k
+exp((a - 1) r_k(a))), p_k = n_k / n, r_k the RDP of the step given J_t = k
+-- a mixture dp-accounting has no event for. Accounting q = 1 / n over n^2
+steps (what skdpol did before) holds only for someone who sees the G_t but
+not who sent them, which SGD1's own broadcast rules out: at n = 40 and a
+reported epsilon 1 (delta 1e-5), 4 parties of 10 rows are at epsilon 2.17
+(2.16 with the expected count n n_k), 8 parties of 5 at 3.23 (3.19).
+
+skdpol therefore runs SGD1 on a *public schedule*: party k answers exactly
+c_k = n n_k of the n^2 steps (the seed's expected count, so the message
+n grad l stays an unbiased gradient), in an order the coordinator draws at
+random, independently of the data (so it may be published: only the
+counts enter the accounting); at each of its steps the party's row is
+drawn uniformly among its n_k rows, independently of the other steps. A
+row of party k then costs the event above composed c_k times, a fixed
+count (:func:`sgd1_party_event`); ``privacy_spent_`` is the largest epsilon
+over the parties (:func:`sgd1_epsilon`), and the calibration finds the
+smallest m that keeps that largest one within the budget
+(:func:`calibrate_sgd1`). The reported epsilon thus holds against every
+party, any coalition of them, and anyone who sees the traffic; with one
+party it is the former accounting exactly. The coordinator, who draws the
+rows, knows more: against it no amplification holds
+(``coordinator_epsilon_``). The ledger is charged :func:`sgd1_event`,
+which covers every party.
+
+dp-accounting accounts for ``SampledWithoutReplacementDpEvent`` only with
+its RDP accountant under REPLACE_ONE (Wang, Balle & Kasiviswanathan 2019,
+Theorem 27): a sound upper bound, not the exact privacy loss distribution
+(its PLD accountant has no such event), and only for continuous Gaussian
+noise.
 """
 
 import functools
@@ -44,6 +89,7 @@ import math
 
 import numpy as np
 from dp_accounting import (
+    ComposedDpEvent,
     GaussianDpEvent,
     NeighboringRelation,
     SampledWithoutReplacementDpEvent,
@@ -79,16 +125,92 @@ def secure_sum_event(rho_round, n_rounds):
     return SelfComposedDpEvent(ZCDpEvent(rho=float(rho_round)), int(n_rounds))
 
 
-def sgd1_event(multiplier, n_rows):
-    """n^2 steps, each a Gaussian release on one uniformly drawn row of n."""
+def party_sizes_of(sizes):
+    """Row counts of the parties that hold rows, as a tuple (an int: one party)."""
+    if isinstance(sizes, (int, np.integer)):
+        sizes = (sizes,)
+    return tuple(int(s) for s in sizes if int(s) > 0)
+
+
+def sgd1_turns(sizes):
+    """Steps each party answers in SGD1's public schedule: n n_k (n^2 in all)."""
+    sizes = [int(s) for s in sizes]
+    return [sum(sizes) * s for s in sizes]
+
+
+def sgd1_party_event(multiplier, n_rows, party_rows):
+    """The cost of SGD1 for a row of one party, seen answering.
+
+    Parameters
+    ----------
+    multiplier : float
+        Noise standard deviation over the step's replace-one sensitivity.
+    n_rows : int
+        All rows n (the party answers n n_k steps).
+    party_rows : int
+        The party's rows n_k.
+
+    Returns
+    -------
+    dp_accounting.DpEvent
+        n n_k steps, each ``SampledWithoutReplacementDpEvent(n_k, 1,
+        GaussianDpEvent(multiplier))`` (RDP only, REPLACE_ONE).
+    """
     step = SampledWithoutReplacementDpEvent(
-        source_dataset_size=int(n_rows), sample_size=1, event=GaussianDpEvent(multiplier))
-    return SelfComposedDpEvent(step, int(n_rows) ** 2)
+        source_dataset_size=int(party_rows), sample_size=1, event=GaussianDpEvent(multiplier))
+    return SelfComposedDpEvent(step, int(n_rows) * int(party_rows))
 
 
-def sgd1_epsilon(multiplier, n_rows, delta):
-    """Epsilon of SGD1's n^2 steps at ``delta`` (dp-accounting's RDP, REPLACE_ONE)."""
-    return _sgd1_epsilon(float(multiplier), int(n_rows), float(delta))
+def sgd1_event(multiplier, sizes):
+    """An event that covers every row of SGD1 (the ledger's charge).
+
+    Parameters
+    ----------
+    multiplier : float
+    sizes : sequence of int or int
+        Rows of each party (an int: one party).
+
+    Returns
+    -------
+    dp_accounting.DpEvent
+        The party's event when every party has as many rows (exact);
+        otherwise the composition of the events of the distinct party sizes,
+        an upper bound on each (a row lives in one party, but dp-accounting
+        has no maximum of events).
+    """
+    sizes = party_sizes_of(sizes)
+    n_rows = sum(sizes)
+    events = [sgd1_party_event(multiplier, n_rows, s) for s in sorted(set(sizes))]
+    return events[0] if len(events) == 1 else ComposedDpEvent(events)
+
+
+def sgd1_epsilon(multiplier, sizes, delta):
+    """Epsilon of SGD1 at ``delta`` against anyone who sees which party answers.
+
+    Parameters
+    ----------
+    multiplier : float
+        Noise standard deviation over the step's replace-one sensitivity.
+    sizes : sequence of int or int
+        Rows of each party (an int: one party holds every row).
+    delta : float
+
+    Returns
+    -------
+    float
+        The largest, over the parties, epsilon of :func:`sgd1_party_event`
+        (dp-accounting's RDP, REPLACE_ONE), rounded up to 10 decimals.
+
+    Examples
+    --------
+    >>> from skdpol.distributed._accounting import calibrate_sgd1, sgd1_epsilon
+    >>> m = calibrate_sgd1(1.0, 1e-5, (10, 10, 10, 10))
+    >>> sgd1_epsilon(m, (10, 10, 10, 10), 1e-5) <= 1.0
+    True
+    """
+    sizes = party_sizes_of(sizes)
+    n_rows = sum(sizes)
+    return max(_sgd1_epsilon(float(multiplier), n_rows, s, float(delta)) for s in set(sizes))
 
 
 # a short grid of orders: the sampled-Gaussian RDP is computed order by order
@@ -97,13 +219,13 @@ def sgd1_epsilon(multiplier, n_rows, delta):
 _SGD1_ORDERS = (1.25, 1.5, 1.75, *range(2, 33), 40, 48, 56, 64, 96, 128)
 
 
-@functools.lru_cache(maxsize=256)
-def _sgd1_epsilon(multiplier, n_rows, delta):
+@functools.lru_cache(maxsize=1024)
+def _sgd1_epsilon(multiplier, n_rows, party_rows, delta):
     if multiplier == 0:
         return math.inf
     accountant = RdpAccountant(orders=_SGD1_ORDERS,
                                neighboring_relation=NeighboringRelation.REPLACE_ONE)
-    accountant.compose(sgd1_event(multiplier, n_rows))
+    accountant.compose(sgd1_party_event(multiplier, n_rows, party_rows))
     eps = accountant.get_epsilon(delta)
     return math.ceil(eps * 1e10) / 1e10 if math.isfinite(eps) else eps
 
@@ -114,15 +236,38 @@ def calibrate_sgd2(epsilon, delta, n_rounds, sampler):
                                 make_event=lambda m: sgd2_event(m, n_rounds, sampler)).multiplier
 
 
-@functools.lru_cache(maxsize=256)
-def calibrate_sgd1(epsilon, delta, n_rows):
-    """Smallest multiplier whose n^2 sampled steps are (epsilon, delta)-DP (RDP)."""
-    def excess(log_m):
-        return sgd1_epsilon(math.exp(log_m), n_rows, delta) - epsilon
+def calibrate_sgd1(epsilon, delta, sizes):
+    """Smallest multiplier whose SGD1 run is (epsilon, delta)-DP for every party.
 
-    # bracket around the unamplified Gaussian's multiplier divided by sqrt(n):
-    # amplification by 1/n over n^2 steps costs about what n Gaussian steps do
-    guess = math.log(calibrate_sgd2(epsilon, delta, n_rows, "float"))
+    Parameters
+    ----------
+    epsilon, delta : float
+    sizes : sequence of int or int
+        Rows of each party (an int: one party holds every row).
+
+    Returns
+    -------
+    float
+        The multiplier m (RDP, :func:`sgd1_epsilon`): ``sgd1_epsilon(m,
+        sizes, delta) <= epsilon``, and m / (1 + 1e-6) is over budget up to
+        the root finder's tolerance.
+    """
+    sizes = party_sizes_of(sizes)
+    return _calibrate_sgd1(float(epsilon), float(delta), tuple(sorted(set(sizes))), sum(sizes))
+
+
+@functools.lru_cache(maxsize=256)
+def _calibrate_sgd1(epsilon, delta, distinct, n_rows):
+    def spent(m):  # only the distinct sizes matter; the steps are n n_k
+        return max(_sgd1_epsilon(m, n_rows, s, delta) for s in distinct)
+
+    def excess(log_m):
+        return spent(math.exp(log_m)) - epsilon
+
+    # bracket around the multiplier of 5 n / n_k unamplified Gaussian steps:
+    # about what n n_k steps amplified by 1 / n_k cost (measured at n = 4-200,
+    # epsilon 1); widened as needed
+    guess = math.log(calibrate_sgd2(epsilon, delta, 5 * n_rows // min(distinct), "float"))
     lo, hi = guess - 0.5, guess + 0.5
     while excess(hi) > 0:
         hi += 0.5
@@ -131,7 +276,7 @@ def calibrate_sgd1(epsilon, delta, n_rows):
     log_m = brentq(excess, lo, hi, xtol=1e-7)
     # brentq's tolerance is on log m: step up until the budget holds
     m = math.exp(log_m) * (1 + 1e-6)
-    while sgd1_epsilon(m, n_rows, delta) > epsilon:
+    while spent(m) > epsilon:
         m *= 1 + 1e-6
     return m
 
@@ -152,13 +297,31 @@ def paper_sgd1_multiplier(epsilon, delta, n_rows):
     return sigma_over_l / (2.0 * n_rows)
 
 
-def noise_comparison(epsilon, delta, *, n_rounds=None, n_rows=None, sampler="float"):
+def noise_comparison(epsilon, delta, *, n_rounds=None, n_rows=None, party_sizes=None,
+                     sampler="float"):
     """The multipliers the tight and the paper calibrations need for one budget.
 
-    Returns a dict with ``tight``, ``paper`` (multipliers of the replace-one
-    sensitivity) and ``paper_epsilon``: what dp-accounting says the paper's
-    noise actually spends at ``delta``. SGD2 when ``n_rounds`` is given,
-    SGD1 (``n_rows``) otherwise.
+    Parameters
+    ----------
+    epsilon, delta : float
+    n_rounds : int, default=None
+        SGD2's rounds T (local trust model): compare SGD2's calibrations.
+    n_rows : int, default=None
+        SGD1 (when ``n_rounds`` is None): the rows n, all held by one party
+        unless ``party_sizes`` says otherwise.
+    party_sizes : sequence of int, default=None
+        SGD1: the rows of each party (``n_rows`` is then their sum). The
+        epsilon holds against anyone who sees which party answers each step
+        (:func:`sgd1_epsilon`); with one party it is the seed's setting.
+    sampler : {"float", "discrete"}, default="float"
+        SGD2's noise (SGD1 is float only).
+
+    Returns
+    -------
+    dict
+        ``tight`` and ``paper`` (multipliers of the replace-one sensitivity)
+        and ``paper_epsilon``: what dp-accounting says the paper's noise
+        actually spends at ``delta``.
 
     Examples
     --------
@@ -166,6 +329,10 @@ def noise_comparison(epsilon, delta, *, n_rounds=None, n_rows=None, sampler="flo
     >>> out = noise_comparison(1.0, 1e-6, n_rounds=50)
     >>> bool(out["tight"] < out["paper"])
     True
+    >>> one = noise_comparison(1.0, 1e-5, n_rows=40)
+    >>> four = noise_comparison(1.0, 1e-5, party_sizes=[10, 10, 10, 10])
+    >>> round(one["tight"], 2), round(four["tight"], 2)   # the same 40 rows
+    (8.23, 16.57)
     """
     from ..accounting import epsilon_spent
 
@@ -174,9 +341,8 @@ def noise_comparison(epsilon, delta, *, n_rounds=None, n_rows=None, sampler="flo
         paper = paper_sgd2_multiplier(epsilon, delta, n_rounds)
         spent = epsilon_spent(sgd2_event(paper, n_rounds, sampler), delta)[0]
     else:
-        tight = calibrate_sgd1(epsilon, delta, n_rows)
-        paper = paper_sgd1_multiplier(epsilon, delta, n_rows)
-        spent = sgd1_epsilon(paper, n_rows, delta)
+        sizes = party_sizes_of(n_rows if party_sizes is None else party_sizes)
+        tight = calibrate_sgd1(epsilon, delta, sizes)
+        paper = paper_sgd1_multiplier(epsilon, delta, sum(sizes))
+        spent = sgd1_epsilon(paper, sizes, delta)
     return {"tight": float(tight), "paper": float(paper), "paper_epsilon": float(spent)}
-
-

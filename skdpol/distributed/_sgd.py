@@ -109,18 +109,19 @@ class MultiPartyPrivateSGD(BaseEstimator):
     * ``"sgd2"`` (default): ``n_rounds`` rounds; in each, every party sends
       the sum of its rows' gradients at the current model plus noise, and
       the coordinator takes one projected gradient step on the sum.
-    * ``"sgd1"``: n^2 steps; in each, the coordinator draws one row
-      uniformly among all n and the party holding it sends n times that
-      row's gradient plus noise (privacy amplified by the sampling). Every
-      step is a round trip, so it is for small n.
+    * ``"sgd1"``: n^2 steps on a public schedule: party k answers n n_k of
+      them, in a random order, each time n times the gradient of one of its
+      n_k rows drawn uniformly, plus noise. Who answers is seen by all, so
+      only the draw within the party amplifies privacy. A round trip per
+      step: for small n.
 
     ``trust_model`` says who must be trusted and who adds which noise:
 
     * ``"local"``: each party adds the *full* noise to every message, so
       each message is (epsilon, delta)-DP on its own. The guarantee holds
-      against the coordinator and against any coalition of the other
-      parties. The sum the coordinator uses carries m times the variance a
-      central model would need.
+      against the coordinator (SGD1: see ``coordinator_epsilon_``) and
+      against any coalition of the other parties. The sum the coordinator
+      uses carries m times the variance a central model would need.
     * ``"secure-aggregation"`` (SGD2 only): each party puts its sum on a
       common grid and adds one *share* of distributed discrete Gaussian
       noise (variance 1/m of the total; Kairouz, Liu & Steinke 2021), then
@@ -226,7 +227,9 @@ default="auto"
         and keys out, messages back); for SGD1, per step. The public terms
         (loss, bounds, noise scale) are sent to each worker once per fit.
     privacy_spent_ : skdpol.accounting.PrivacySpent
-        The guarantee of everything the coordinator receives and publishes.
+        The guarantee of everything the coordinator receives and publishes,
+        and of who sent each message. SGD1: for the worst party's rows, not
+        against whoever knows the row draws (the coordinator).
     coordinator_epsilon_ : float
         SGD1: the epsilon (at ``delta``) against the coordinator, who knows
         the draws (no amplification: the most-drawn row's releases
@@ -243,18 +246,18 @@ default="auto"
     no other party's message: SGD2's sensitivity is 2 L per round. SGD1's
     message n grad l(theta; d) moves by <= 2 n L when the drawn row is the
     replaced one. The penalty alpha n theta is added by the coordinator (it
-    holds no data). Accounting: :mod:`skdpol.distributed._accounting`.
+    holds no data). Accounting (SGD1's derivation for an observer who sees
+    which party answers): :mod:`skdpol.distributed._accounting`.
 
     **What each party learns.** The models theta_k broadcast each round
     (public anyway: they are the release), its own key material, and under
     secure aggregation the keys of its own pairs. **What the coordinator
     learns.** The parties' messages (local) or only their sum (secure
     aggregation, if it is secure), the row counts of the parties (public),
-    and for SGD1 which party held each drawn row: SGD1's amplification by
-    sampling holds against observers who do not know the draws, *not*
-    against the coordinator, who makes them; ``coordinator_epsilon_`` gives
-    the guarantee against it (the drawn counts composed without
-    amplification).
+    and for SGD1 which row each step drew: SGD1's amplification by sampling
+    within the party holds against everyone else, *not* against the
+    coordinator; ``coordinator_epsilon_`` gives the guarantee against it
+    (the drawn counts composed without amplification).
 
     **Curator state.** The coordinator's generator (draws, seeds, mask keys
     of the simulation) is never stored on the fitted estimator; its pickle
@@ -498,7 +501,8 @@ default="auto"
                 n_rounds)
         else:
             sensitivity = 2.0 * n_rows * lip  # n grad of the drawn row, replace-one
-            mult = self._sgd1_multiplier(n_rows) if private else 0.0
+            mult = self._sgd1_multiplier(sizes) if private else 0.0
+            event_spent = _accounting.sgd1_event(mult, sizes)  # covers every party
             terms = PartyTerms(loss, data_norm, y_bound, labels, self.fit_intercept,
                                sensitivity, mult, self.noise_sampler, "local")
             noise_var = (mult * sensitivity) ** 2
@@ -529,8 +533,8 @@ default="auto"
             W, per_round, max_hits = self._sgd1_loop(runner, W, terms, step, sizes, B, rng,
                                                      root, seeded)
             if private:
-                spent_eps = _accounting.sgd1_epsilon(mult, n_rows, self.delta)
-                method = "rdp (sampled without replacement)"
+                spent_eps = _accounting.sgd1_epsilon(mult, sizes, self.delta)
+                method = "rdp (worst party, sampled without replacement within it)"
                 coordinator_eps = epsilon_spent(
                     _accounting.sgd2_event(mult, max(max_hits, 1), "float"), self.delta)[0]
             else:
@@ -553,11 +557,7 @@ default="auto"
         self.privacy_spent_ = PrivacySpent(
             epsilon=float(spent_eps), delta=float(self.delta), accountant=method,
             bounds_trusted=not inferred, releases=1, inferred=inferred, seeded=seeded)
-        if self.protocol == "sgd2":
-            ledger_event = event_spent
-        else:
-            ledger_event = _accounting.sgd1_event(mult, n_rows)
-        record_release(self, ledger_event)  # last: a refusal undoes the fit
+        record_release(self, event_spent)  # last: a refusal undoes the fit
 
     def _schedule(self):
         if self.step_schedule == "auto":
@@ -595,10 +595,10 @@ default="auto"
             return _accounting.paper_sgd2_multiplier(self.epsilon, self.delta, n_rounds)
         return _accounting.calibrate_sgd2(self.epsilon, self.delta, n_rounds, sampler)
 
-    def _sgd1_multiplier(self, n_rows):
+    def _sgd1_multiplier(self, sizes):
         if self.noise_calibration == "paper":
-            return _accounting.paper_sgd1_multiplier(self.epsilon, self.delta, n_rows)
-        return _accounting.calibrate_sgd1(self.epsilon, self.delta, n_rows)
+            return _accounting.paper_sgd1_multiplier(self.epsilon, self.delta, sum(sizes))
+        return _accounting.calibrate_sgd1(self.epsilon, self.delta, sizes)
 
     def _sgd2_terms(self, loss, data_norm, y_bound, labels, sensitivity, mult, n_parties,
                     dim, n_rows, n_rounds):
@@ -661,20 +661,20 @@ default="auto"
         return W, sent + received
 
     def _sgd1_loop(self, runner, W, terms, step, sizes, B, rng, root, seeded):
-        n_rows = sum(sizes)
-        draws = rng.integers(n_rows, size=n_rows**2)  # the coordinator's pi
-        starts = np.cumsum([0] + sizes[:-1])
-        owners = np.searchsorted(np.cumsum(sizes), draws, side="right")
+        # the public schedule: party k answers n n_k of the n^2 steps in a random
+        # order (seen by all), each on a row drawn among its own (_accounting)
+        n_rows, starts = sum(sizes), np.cumsum([0] + sizes[:-1])
+        owners = rng.permutation(np.repeat(np.arange(len(sizes)), _accounting.sgd1_turns(sizes)))
+        rows = rng.integers(0, np.asarray(sizes)[owners])  # the coordinator's draws
         per_step = 0
-        for t, (row, party) in enumerate(zip(draws, owners), start=1):
+        for t, (row, party) in enumerate(zip(rows, owners), start=1):
             key = self._keys(root, seeded, 2, t)
-            message = _receive(runner.sgd1(int(party), int(row - starts[party]), W, n_rows,
-                                           terms, key))
+            message = _receive(runner.sgd1(int(party), int(row), W, n_rows, terms, key))
             if t == 1:
                 per_step = payload_bytes((int(row), W, key)) + payload_bytes(message)
             grad = message.reshape(W.shape) + n_rows * self._alpha * W
             W = _project(W - step(t) * grad, B)
-        max_hits = int(np.bincount(draws, minlength=n_rows).max())
+        max_hits = int(np.bincount(starts[owners] + rows, minlength=n_rows).max())
         return W, per_step, max_hits
 
     def _publish(self, W, data_norm, y_bound, labels):
