@@ -5,6 +5,7 @@ Each test named in docs/security.md fails on the ledger before these fixes.
 
 import math
 import os
+import pickle
 import sqlite3
 import subprocess
 import sys
@@ -249,8 +250,10 @@ def test_a_different_budget_never_changes_the_file(path):
         PrivacyLedger(path, budget=(5.0, DELTA))
     with pytest.raises(BudgetMismatchError, match="set_budget"):
         PrivacyLedger(path, budget=(0.5, DELTA))  # tightening is set_budget's job too
-    with pytest.raises(BudgetMismatchError):
-        early.record(Z(rho=0.01), delta=DELTA)
+    copied = pickle.loads(pickle.dumps(early))  # a copy is rebuilt without reading the file
+    for ledger in (early, copied):
+        with pytest.raises(BudgetMismatchError):
+            ledger.record(Z(rho=0.01), delta=DELTA)
     with pytest.raises(BudgetMismatchError):
         early.check(Z(rho=0.01))
     with pytest.raises(BudgetMismatchError):

@@ -7,14 +7,11 @@ from ..exceptions import BudgetExhaustedError
 from . import _events, _records, _store
 from ._compose import compose
 from ._records import LedgerBudget, LedgerEntry, LedgerSpent  # noqa: F401 (re-exported)
-from ._validate import check_budget, check_delta, check_entry, validate_event
+from ._validate import (BudgetMismatchError, check_budget, check_delta, check_entry,
+                        validate_event)
 
 # relative slack of the budget comparison (the accountants round up at 1e-10)
 _SLACK = 1e-9
-
-
-class BudgetMismatchError(ValueError):
-    """A ledger opened with a budget other than the one its file keeps."""
 
 
 class PrivacyLedger:
@@ -45,7 +42,7 @@ class PrivacyLedger:
         :meth:`set_budget`), and enforced for everyone who opens it, with or
         without ``budget=``. None: the file's budget, if it has one. A
         budget other than the file's raises :class:`BudgetMismatchError`
-        (here if the file exists, else at the first check or write): only
+        (here if the file exists, and at every check or write): only
         :meth:`set_budget` changes a stored budget, and it records the
         change. epsilon must be finite and > 0, delta in [0, 1).
 
@@ -67,13 +64,11 @@ class PrivacyLedger:
     a classifier reads the label set for the dry run (the estimator already
     flags that label set as read off the data).
 
-    The ledger fails closed. An event is recorded only if it is a kind the
-    ledger can compose, with finite non-negative parameters (NaN,
-    negative and unknown parts are refused by name, and nothing is
-    written); a release without noise (``NonPrivateDpEvent``,
-    ``epsilon=inf``) is legitimate, costs infinite epsilon, and so never
-    fits in a budget. The budget check is ``not (total <= budget)``, so a
-    total the accountants cannot state refuses.
+    The ledger fails closed. Only events of kinds it can compose, with
+    finite non-negative parameters, are recorded (others are refused by
+    name, nothing written); a release without noise (``NonPrivateDpEvent``,
+    ``epsilon=inf``) costs infinite epsilon, so never fits in a budget. The
+    check is ``not (total <= budget)``: a total that is not a number refuses.
 
     The file holds no data, only costs and parameters; but it tells how
     often a data set was used, which may itself be sensitive to the
@@ -128,17 +123,18 @@ class PrivacyLedger:
         if not os.path.isdir(folder):
             raise ValueError(f"the ledger's folder {folder!r} does not exist.")
         if self._given is not None and os.path.exists(self.path):
-            # refuse a budget other than the file's now, not at the first fit;
-            # a file that is not (yet) a ledger is reported when it is used
+            # a different budget is refused now; a file that is not a ledger, when used
             try:
                 stored = self._read(self._stored_budget, empty=lambda: None)
             except (_store.NotALedgerError, _store.sqlite3.Error):
                 stored = None
             self._reconcile(stored)
 
-    # pickles (and deep-copies, so sklearn's clone) as its path and given budget
+    # pickles (and deep-copies, so sklearn's clone) as its path and given budget,
+    # rebuilt without reading the file: a copy of a ledger held in some old
+    # state is checked against the file when it is used, not when it is copied
     def __reduce__(self):
-        return (type(self), (self.path, self._given))
+        return (_rebuild, (type(self), self.path, self._given))
 
     def __eq__(self, other):
         return (isinstance(other, PrivacyLedger) and self.path == other.path
@@ -179,11 +175,10 @@ class PrivacyLedger:
             return self._given
         if self._given is not None and self._given != stored:
             raise BudgetMismatchError(
-                f"the ledger {self.path} keeps the budget epsilon={stored[0]:g}, "
-                f"delta={stored[1]:g}; this PrivacyLedger was given epsilon="
-                f"{self._given[0]:g}, delta={self._given[1]:g}. A stored budget changes only "
-                "through set_budget(epsilon, delta), which records the change; open the "
-                "ledger without budget= to use the file's.")
+                f"the ledger {self.path} keeps the budget epsilon={stored[0]:g}, delta="
+                f"{stored[1]:g}; this PrivacyLedger was given epsilon={self._given[0]:g}, "
+                f"delta={self._given[1]:g}. Only set_budget(epsilon, delta) changes a stored "
+                "budget (and records it); open the ledger without budget= to use the file's.")
         return stored
 
     def _budget_in(self, conn, *, write):
@@ -276,12 +271,7 @@ class PrivacyLedger:
         return entries, _records.total(entries, delta, budget), _records.to_budgets(history)
 
     def entries(self):
-        """Every recorded entry, oldest first.
-
-        Returns
-        -------
-        entries : list of LedgerEntry
-        """
+        """Every recorded entry, oldest first (a list of :class:`LedgerEntry`)."""
         return _records.to_entries(self._read(_store.read_rows))
 
     def budget_history(self):
@@ -399,3 +389,9 @@ class PrivacyLedger:
             conn.close()
         row["inferred"] = json.dumps(list(row["inferred"]))
         return _records.to_entries([row], all_charged=True)[0]
+
+
+def _rebuild(cls, path, given):
+    ledger = cls.__new__(cls)
+    ledger.path, ledger._given = path, given
+    return ledger

@@ -39,6 +39,10 @@ from dp_accounting import NeighboringRelation, dp_event
 from dp_accounting.rdp import RdpAccountant
 
 
+class BudgetMismatchError(ValueError):
+    """A ledger opened with a budget other than the one its file keeps."""
+
+
 class InvalidEventError(ValueError):
     """A ``DpEvent`` the ledger refuses to record (see :mod:`skdpol.ledger._validate`)."""
 
