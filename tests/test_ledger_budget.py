@@ -229,7 +229,7 @@ def test_the_budget_is_kept_in_the_file_and_enforced_without_one(path):
     X, y = _data()
     _fit(PrivacyLedger(path, budget=(1.2, DELTA)), X, y)
     reopened = PrivacyLedger(path)
-    assert reopened.budget == (1.2, DELTA)
+    assert reopened.budget == (1.2, DELTA) and _format(path) == "skdpol-ledger-2"
     before = Path(path).read_bytes()
     for ledger in (reopened, path):  # the object, or the path an estimator is given
         with pytest.raises(BudgetExhaustedError, match="past its budget"):
@@ -296,6 +296,14 @@ def test_set_budget_changes_it_and_is_recorded(path):
         PrivacyLedger(str(Path(path).with_name("new.sqlite"))).set_budget(1.0)
 
 
+def _format(path):
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()[0]
+    finally:
+        conn.close()
+
+
 def _old_format_file(path):
     """A ledger as skdpol wrote it before budgets were kept in the file (format 1)."""
     conn = sqlite3.connect(path)
@@ -317,12 +325,11 @@ def test_old_ledger_files_without_a_budget_still_open(path, capsys):
     assert main(["ledger", "show", path]) == 0
     assert "budget: none" in capsys.readouterr().out
     ledger.record(Z(rho=0.01), delta=DELTA)  # unbudgeted writes keep format 1
-    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == (
-        "skdpol-ledger-1",)
+    assert _format(path) == "skdpol-ledger-1"
     # the budget of an old file's first budgeted write is stored: format 2 from then on
     PrivacyLedger(path, budget=(10.0, DELTA)).record(Z(rho=0.01), delta=DELTA)
     assert PrivacyLedger(path).budget == (10.0, DELTA)
-    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == (_store.FORMAT,)
+    assert _format(path) == _store.FORMAT == "skdpol-ledger-2"
 
 
 _WRITER = """

@@ -20,10 +20,11 @@ counted twice: conservative, never under-charged.
 
 The budget. The ``budgets`` table holds every budget the file was given,
 oldest first, with when and by whom; the latest row is the budget in
-force, for every process that opens the file. A file that holds a budget
-is format ``skdpol-ledger-2``, which skdpol versions that did not know of
-stored budgets refuse to open (they would not enforce it); files without a
-budget stay readable by both (format 1 is still read and written).
+force, for every process that opens the file. New files are format
+``skdpol-ledger-2``, which skdpol versions that did not know of stored
+budgets refuse to open (they would not enforce the budget). Format-1 files
+(written by those versions) are still read and written, keep format 1 while
+they hold no budget, and become format 2 when one is stored.
 """
 
 import datetime
