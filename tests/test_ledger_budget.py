@@ -292,8 +292,12 @@ def test_set_budget_changes_it_and_is_recorded(path):
         with pytest.raises(ValueError):
             other.set_budget(*bad)
     assert len(other.budget_history()) == 3
+    fresh = str(Path(path).with_name("new.sqlite"))
+    with pytest.raises(ValueError, match="finite number > 0"):
+        PrivacyLedger(fresh).set_budget(NAN, DELTA)
+    assert not os.path.exists(fresh)
     with pytest.raises(ValueError, match="give delta"):
-        PrivacyLedger(str(Path(path).with_name("new.sqlite"))).set_budget(1.0)
+        PrivacyLedger(fresh).set_budget(1.0)
 
 
 def _format(path):

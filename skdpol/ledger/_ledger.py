@@ -211,6 +211,7 @@ class PrivacyLedger:
         change : LedgerBudget
             The recorded change: time, budget, who (user, host, process), note.
         """
+        check_budget((epsilon, 0.0 if delta is None else delta))  # before the file is touched
         conn = _store.connect(self.path)
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -221,7 +222,7 @@ class PrivacyLedger:
                         raise ValueError("this ledger has no budget yet: give delta.")
                     delta = current[1]
                 budget = check_budget((epsilon, delta))
-                row = _store.write_budget(conn, *budget, note=note)
+                row = _store.write_budget(conn, *budget, note=str(note))
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
