@@ -21,6 +21,12 @@ compose sequentially. The routes, all dp-accounting's:
   dp-accounting accounts for with RDP only.
 
 The route is returned with the figure, so the ledger says which it used.
+
+Fail closed: an event the ledger would refuse to record
+(:func:`skdpol.ledger.validate_event`: NaN, negative, an unknown kind),
+found in a file written by an older skdpol or edited by hand, makes the
+total infinite (the route says which entry part is invalid), and so does
+a figure that comes out NaN; every budget check then refuses.
 """
 
 import math
@@ -31,6 +37,7 @@ from dp_accounting.rdp import RdpAccountant
 
 from ..accounting import epsilon_spent
 from ..accounting._spent import _RDP_ORDERS, _leaves, _round_up
+from ._validate import InvalidEventError, validate_event
 
 
 def _noiseless(event):
@@ -72,12 +79,17 @@ def compose(events, delta):
     Returns
     -------
     epsilon : float
-        Rounded up to 10 decimals; ``inf`` when an event has no noise or
-        ``delta=0`` leaves a non-pure event unbounded.
+        Rounded up to 10 decimals; ``inf`` when an event has no noise, is
+        invalid, or ``delta=0`` leaves a non-pure event unbounded.
     accountant : str
         ``"none"`` (nothing recorded), ``"gdp"``, ``"zcdp"``, ``"pure"``,
         ``"pld"`` or ``"rdp"``.
     """
+    for i, e in enumerate(events):
+        try:
+            validate_event(e)
+        except InvalidEventError as exc:
+            return math.inf, f"none (invalid event {i}: {exc})"
     events = [e for e in events if not isinstance(e, dp_event.NoOpDpEvent)]
     if not events:
         return 0.0, "none"
@@ -85,8 +97,11 @@ def compose(events, delta):
     if _noiseless(total):
         return math.inf, "none (a release without noise)"
     try:
-        return epsilon_spent(total, delta)
+        epsilon, how = epsilon_spent(total, delta)
     except dp_accounting.UnsupportedEventError:
         if delta == 0:
             return math.inf, "rdp"
-        return _round_up(float(_rdp_epsilon(total, delta))), "rdp"
+        epsilon, how = _round_up(float(_rdp_epsilon(total, delta))), "rdp"
+    if math.isnan(epsilon):
+        return math.inf, f"{how} (NaN: counted as infinite)"
+    return epsilon, how

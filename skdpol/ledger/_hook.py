@@ -3,7 +3,8 @@
 Two hooks, nothing else:
 
 * :func:`check_budget` runs just before the estimator's all-or-nothing
-  transaction. With a budget, it first learns what the call will cost
+  transaction. With a budget (the one kept in the ledger file, whether or
+  not the ledger object was given one), it first learns what the call will cost
   *without reading a row*: a throw-away deep copy of the estimator runs the
   same call on zero rows of the call's shape (row and column counts are
   public under replace-one neighbours) and stops at its release site with

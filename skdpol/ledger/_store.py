@@ -17,16 +17,28 @@ fork -- a second continuation of one checkpoint (a pickle restored twice,
 a deep copy) -- and starts a branch of its own, charged in full. The fork's
 event also covers the shared releases before the checkpoint, so they are
 counted twice: conservative, never under-charged.
+
+The budget. The ``budgets`` table holds every budget the file was given,
+oldest first, with when and by whom; the latest row is the budget in
+force, for every process that opens the file. New files are format
+``skdpol-ledger-2``, which skdpol versions that did not know of stored
+budgets refuse to open (they would not enforce the budget). Format-1 files
+(written by those versions) are still read and written, keep format 1 while
+they hold no budget, and become format 2 when one is stored.
 """
 
 import datetime
+import getpass
 import json
 import os
+import socket
 import sqlite3
 import uuid
 from urllib.parse import quote
 
-FORMAT = "skdpol-ledger-1"
+FORMAT = "skdpol-ledger-2"
+# format 1: written before budgets were kept in the file (still read and written)
+FORMATS = ("skdpol-ledger-1", FORMAT)
 # seconds a writer waits for another process's transaction before failing
 TIMEOUT = 60.0
 
@@ -48,6 +60,14 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_branch ON entries (branch, id);
 CREATE INDEX IF NOT EXISTS entries_parent ON entries (parent);
+CREATE TABLE IF NOT EXISTS budgets (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    epsilon REAL NOT NULL,
+    delta REAL NOT NULL,
+    who TEXT NOT NULL,
+    note TEXT NOT NULL
+);
 """
 
 _COLUMNS = ("id", "time", "branch", "parent", "source", "params", "event", "delta",
@@ -76,6 +96,7 @@ def connect(path, *, create=True):
             for statement in _SCHEMA.strip().split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            # a new file is format 2; an existing one keeps its format
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
             conn.execute("COMMIT")
         except BaseException:
@@ -106,7 +127,7 @@ def connect(path, *, create=True):
     if being_made:
         conn.close()
         raise EmptyLedger(path)
-    if row is None or row[0] != FORMAT:
+    if row is None or row[0] not in FORMATS:
         conn.close()
         raise NotALedgerError(f"{path} is not a skdpol ledger (format {row!r}).")
     return conn
@@ -156,3 +177,52 @@ def insert(conn, entry):
         f"INSERT INTO entries ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
         values)
     return cur.lastrowid
+
+
+_BUDGET_COLUMNS = ("id", "time", "epsilon", "delta", "who", "note")
+
+
+def _has_budgets(conn):
+    # a format-1 file opened read-only has no budgets table (created on the first write)
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                        "AND name = 'budgets'").fetchone() is not None
+
+
+def budget_history(conn):
+    """Every budget the file was given, oldest first, as dicts."""
+    if not _has_budgets(conn):
+        return []
+    rows = conn.execute(f"SELECT {', '.join(_BUDGET_COLUMNS)} FROM budgets ORDER BY id")
+    return [dict(zip(_BUDGET_COLUMNS, r)) for r in rows.fetchall()]
+
+
+def read_budget(conn):
+    """The budget in force, (epsilon, delta) as stored, or None."""
+    if not _has_budgets(conn):
+        return None
+    row = conn.execute("SELECT epsilon, delta FROM budgets ORDER BY id DESC LIMIT 1").fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def who():
+    """user@host and process id, for the budget history."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name in this environment (a container)
+        user = f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
+    return f"{user}@{socket.gethostname()} (pid {os.getpid()})"
+
+
+def write_budget(conn, epsilon, delta, note):
+    """Append a budget (in force from now), inside the caller's write transaction.
+
+    The file becomes format 2 (older skdpol refuses it rather than ignore its budget).
+    """
+    row = dict(time=now(), epsilon=float(epsilon), delta=float(delta), who=who(),
+               note=str(note))
+    names = _BUDGET_COLUMNS[1:]
+    cur = conn.execute(f"INSERT INTO budgets ({', '.join(names)}) VALUES "
+                       f"({', '.join('?' * len(names))})", [row[c] for c in names])
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'format'", (FORMAT,))
+    row["id"] = cur.lastrowid
+    return row
