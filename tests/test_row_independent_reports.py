@@ -132,3 +132,15 @@ def test_one_extreme_row_changes_no_warning_and_no_error(case, floating):
                     y2[n // 2] = label
                 assert _call(factory, kind, path, X2, y2) == base, (
                     f"{case} {path}: a row with {name} changes what the call reports")
+
+
+def test_a_partys_computations_report_nothing_on_their_own():
+    # On a Dask cluster a party's functions run on a worker, outside the
+    # estimator's transaction: they switch numpy's reports off themselves
+    from skdpol.distributed import _party
+
+    X = np.full((4, D), BIG)  # squared norms overflow
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        summary = _party.block_summary(X, np.full(4, BIG), True, True, False)
+    assert summary["finite"] and summary["max_norm"] == np.inf

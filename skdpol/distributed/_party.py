@@ -14,6 +14,7 @@ noise: never a deployment (``privacy_spent_.seeded`` says so).
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -77,6 +78,23 @@ def encode_labels(y, terms):
     return index.astype(np.float64)
 
 
+def _quiet(func):
+    """Run ``func`` with numpy's floating-point reports off.
+
+    A party's rows are as private as anyone's: an overflow on one extreme
+    value would otherwise warn (or raise, under ``np.seterr(all="raise")``)
+    on the worker for one neighbour and not the other, and a worker's log
+    reaches whoever runs the cluster. Each computation here clips or checks
+    what such an operation produces. (A fresh ``np.errstate`` per call: one
+    shared instance is not safe across a worker's threads.)
+    """
+    @functools.wraps(func)
+    def quiet(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return func(*args, **kwargs)
+    return quiet
+
+
 def _generator(key):
     # None: OS entropy drawn here, on the party's machine
     return np.random.default_rng(None if key is None else np.random.SeedSequence(key))
@@ -90,6 +108,7 @@ def gradient_sum(X, y, W, terms):
     return terms.loss.gradient(W, U, yu).ravel()
 
 
+@_quiet
 def sgd2_message(X, y, W, terms, key, mask_keys=None, party=0):
     """SGD2: this party's gradient sum at W, with its noise (and masks).
 
@@ -110,6 +129,7 @@ def sgd2_message(X, y, W, terms, key, mask_keys=None, party=0):
     return q.view(np.uint64) + pairwise_mask(mask_keys, party, q.size)
 
 
+@_quiet
 def sgd1_message(X, y, row, W, n_rows, terms, key):
     """SGD1: n times the gradient of one row of this party at W, plus noise."""
     G = n_rows * gradient_sum(np.asarray(X)[row:row + 1], np.asarray(y)[row:row + 1], W, terms)
@@ -117,6 +137,7 @@ def sgd1_message(X, y, row, W, n_rows, terms, key):
                    noise="gaussian", sampler=terms.sampler, rng=_generator(key))
 
 
+@_quiet
 def block_summary(X, y, want_norm, want_y, want_classes):
     """Validation of a block and, only when a bound is None (the caller warns:
     a leak), the statistic that replaces it: its row count, features and
