@@ -1,4 +1,4 @@
-"""Warnings and errors of every private path do not depend on one row's values.
+"""Warnings, errors and finiteness of every private path do not depend on one row's values.
 
 Warnings and exception messages are part of what an observer sees
 (``docs/security.md``). Two neighbouring data sets that differ in one row --
@@ -103,7 +103,10 @@ def _call(factory, kind, path, X, y):
             error = None
         except Exception as exc:  # compared, not hidden: both neighbours must match
             error = (type(exc).__name__, str(exc))
-    return sorted((w.category.__name__, str(w.message)) for w in caught), error
+    # a release that turns NaN for one neighbour is as visible as a warning
+    finite = all(np.all(np.isfinite(np.asarray(getattr(est, name), dtype=float)))
+                 for name in ("coef_", "intercept_", "mean_", "scale_") if hasattr(est, name))
+    return sorted((w.category.__name__, str(w.message)) for w in caught), error, finite
 
 
 def _paths(factory):
@@ -122,6 +125,7 @@ def test_one_extreme_row_changes_no_warning_and_no_error(case, floating):
         for path in _paths(factory):
             base = _call(factory, kind, path, X, y)
             assert base[1] is None, f"{case} {path} fails on ordinary rows: {base[1]}"
+            assert base[2], f"{case} {path} releases a non-finite model on ordinary rows"
             for name, feature, label in NEIGHBOURS:
                 if label is not None and kind != "reg":
                     continue  # a class label is not a number to make extreme

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..mechanisms import perturb
 from ..mechanisms._discrete import discrete_noise, quantise
+from ..utils._validation import clip_rows_in_place
 from ._secagg import pairwise_mask
 
 
@@ -57,10 +58,10 @@ def unit_block(X, y, terms):
     np.multiply(X, 1.0 / terms.data_norm, out=U[:, :d])
     if terms.fit_intercept:
         U[:, d] = 1.0
-    sq = np.einsum("ij,ij->i", U[:, :d], U[:, :d])
-    over = sq > 1.0
-    if over.any():
-        U[over, :d] /= np.sqrt(sq[over])[:, None]
+    # the estimators' clipping: a row whose scaled norm overflows is clipped
+    # along its direction (dividing it by an infinite norm gave NaN rows, and
+    # one such row made the whole release NaN); NaN / inf in X raise here
+    clip_rows_in_place(U[:, :d], 1.0, raw=X)
     return U, encode_labels(y, terms)
 
 
