@@ -53,7 +53,8 @@ def check_table(frame, schema, *, first_row=1, label=False):
     -------
     X : pandas.DataFrame
         The feature columns in the schema's order: numeric ones as floats,
-        categorical ones as floats (numeric category lists) or objects.
+        categorical ones as objects (the schema's category values, or strings;
+        missing or outside the list: NaN).
     y : ndarray or None
         The label (``label=True``): as read for classification, floats for
         regression.
@@ -92,8 +93,11 @@ def check_table(frame, schema, *, first_row=1, label=False):
             continue
         categories = spec["categories"]
         if _numeric_categories(categories):
-            values = pd.to_numeric(column, errors="coerce").astype(np.float64)
-            outside = column.notna() & ~values.isin(categories)
+            # the schema's own category values, as objects: 60 stays 60 (not 60.0) in
+            # the feature names even when a gap made the column float
+            lookup = {float(c): c for c in categories}
+            values = pd.to_numeric(column, errors="coerce").map(lookup).astype(object)
+            outside = column.notna() & values.isna()
         else:
             values = column.astype(object).where(column.isna(), column.astype(str))
             outside = column.notna() & ~values.isin([str(c) for c in categories])
