@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._published import PublishedClassifier, PublishedRegressor, TableError, check_table
+from ._published import PublishedClassifier, PublishedRegressor, InputError, check_table
 from .preprocessing import from_schema
 from .preprocessing._schema import read_schema
 
@@ -87,16 +87,16 @@ def read_chunks(path, columns, chunksize, text=()):
 def _readable(path):
     """Turn the ways a file can be unreadable into one error that names it."""
     if not os.path.exists(path):
-        raise TableError(f"data file {os.fspath(path)!r} does not exist.")
+        raise InputError(f"data file {os.fspath(path)!r} does not exist.")
     try:
         yield
-    except TableError:
+    except InputError:
         raise
     except (ValueError, OSError, UnicodeDecodeError, ImportError) as exc:
         # pandas' ParserError and EmptyDataError and pyarrow's ArrowInvalid are
         # ValueErrors; their messages give a line or a byte position, not values
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise TableError(f"cannot read {os.fspath(path)!r} as "
+        raise InputError(f"cannot read {os.fspath(path)!r} as "
                          f"{'Parquet' if _is_parquet(path) else 'CSV'}: {first}") from None
 
 
@@ -105,7 +105,7 @@ def _present(path, wanted):
     missing = [c for c in wanted if c not in columns]
     if missing:
         more = f" (and {len(missing) - 1} more: {missing[1:]})" if len(missing) > 1 else ""
-        raise TableError(f"column {missing[0]!r} of the schema is missing from "
+        raise InputError(f"column {missing[0]!r} of the schema is missing from "
                          f"{os.fspath(path)!r}{more}.")
 
 
@@ -119,12 +119,12 @@ def _progress(total, desc, enabled):
 def _check_out(out, overwrite):
     out = Path(out)
     if out.exists() and not out.is_dir():
-        raise TableError(f"--out {os.fspath(out)!r} is a file, not a folder.")
+        raise InputError(f"--out {os.fspath(out)!r} is a file, not a folder.")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
-        raise TableError(f"--out {os.fspath(out)!r} is not empty; give --overwrite to "
+        raise InputError(f"--out {os.fspath(out)!r} is not empty; give --overwrite to "
                          "replace it.")
     if not out.parent.is_dir():
-        raise TableError(f"the folder of --out, {os.fspath(out.parent)!r}, does not exist.")
+        raise InputError(f"the folder of --out, {os.fspath(out.parent)!r}, does not exist.")
     return out
 
 
@@ -194,7 +194,7 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
 
     Raises
     ------
-    skdpol._published.TableError
+    skdpol._published.InputError
         (a ValueError) Before anything is fitted or written: a missing or
         unreadable file, a column of the schema missing, a value that breaks
         the schema (named by column and row), delta not below 1 / rows, a
@@ -209,55 +209,45 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     schema alone, so the bounds spend nothing.
     """
     from ._card import write_card
-    from .linear_model import PrivateOnlineLogistic, PrivateOnlineRegressor
 
     schema = read_schema(schema)
     pre = from_schema(schema)
     if not pre.label:
-        raise TableError("the schema has no 'label': give {'name': ..., 'classes': [...]} "
+        raise InputError("the schema has no 'label': give {'name': ..., 'classes': [...]} "
                          "or {'name': ..., 'range': [lo, hi]}.")
     if target != pre.label:
-        raise TableError(f"--target {target!r} is not the schema's label {pre.label!r}.")
+        raise InputError(f"--target {target!r} is not the schema's label {pre.label!r}.")
     out = _check_out(out, overwrite)
     if ledger is not None and not hasattr(ledger, "spent"):
         from .ledger import PrivacyLedger
 
-        ledger = PrivacyLedger(ledger)
+        ledger = PrivacyLedger(ledger)  # now: its folder must exist, checked before the fit
     wanted = [*pre.features, pre.label]
     _present(data, wanted)
     text = _string_columns(schema, label=True)
 
     # pass 1: every row checked (and counted) before anything is fitted
-    rows, kept = 0, []
+    rows, kept, preprocessor = 0, [], None
     with _progress(None, "checking", progress) as bar:
         for chunk in read_chunks(data, wanted, chunksize or READ_ROWS, text):
             X, y = check_table(chunk, schema, first_row=rows + 1, label=True)
+            if preprocessor is None:  # fitting it reads the column names only
+                preprocessor = pre.preprocessor.fit(X)
             rows += len(X)
             bar.update(len(X))
             if chunksize is None:
                 kept.append((X, y))
     if rows == 0:
-        raise TableError(f"{os.fspath(data)!r} holds no rows.")
+        raise InputError(f"{os.fspath(data)!r} holds no rows.")
     _check_delta(delta, rows)
 
-    classify = pre.classes is not None
-    common = dict(epsilon=epsilon, delta=delta, data_norm=pre.data_norm,
-                  random_state=random_state, ledger=ledger)
-    if classify:
-        est = PrivateOnlineLogistic(**common)
-    else:
-        est = PrivateOnlineRegressor(y_bound=pre.y_bound, **common)
-    if chunksize is not None:
-        est.set_params(horizon=rows)
-    extra = dict(classes=pre.classes) if classify else {}
-    preprocessor = None
+    est = _estimator(pre, epsilon=epsilon, delta=delta, ledger=ledger,
+                     random_state=random_state, horizon=None if chunksize is None else rows)
+    extra = dict(classes=pre.classes) if pre.classes is not None else {}
+    names = preprocessor.get_feature_names_out()
 
     def features(X):
-        nonlocal preprocessor
-        if preprocessor is None:  # fitting reads the column names only
-            preprocessor = pre.preprocessor.fit(X)
-        return pd.DataFrame(preprocessor.transform(X),
-                            columns=preprocessor.get_feature_names_out())
+        return pd.DataFrame(preprocessor.transform(X), columns=names)
 
     if chunksize is None:
         X = pd.concat([X for X, _ in kept], ignore_index=True)
@@ -275,7 +265,7 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
                 seen += len(X)
                 bar.update(len(X))
 
-    published = (PublishedClassifier if classify else PublishedRegressor)(
+    published = (PublishedClassifier if extra else PublishedRegressor)(
         schema=schema, preprocessor=preprocessor, model=est.public_model())
     parameters = dict(data=Path(data).name, target=target, epsilon=epsilon, delta=delta,
                       chunksize=chunksize, random_state=random_state,
@@ -287,6 +277,17 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     return card
 
 
+def _estimator(pre, *, horizon, **params):
+    """PrivateOnlineLogistic for a label with classes, else PrivateOnlineRegressor;
+    bounds from the schema."""
+    from .linear_model import PrivateOnlineLogistic, PrivateOnlineRegressor
+
+    if pre.classes is not None:
+        return PrivateOnlineLogistic(data_norm=pre.data_norm, horizon=horizon, **params)
+    return PrivateOnlineRegressor(data_norm=pre.data_norm, y_bound=pre.y_bound,
+                                  horizon=horizon, **params)
+
+
 def _check_delta(delta, rows):
     """The library's rule for delta (warn_delta), as an error: a release is at stake."""
     from .exceptions import PrivacyLeakWarning
@@ -296,7 +297,7 @@ def _check_delta(delta, rows):
         warnings.simplefilter("always", PrivacyLeakWarning)
         warn_delta(delta, rows)
     for w in caught:
-        raise TableError(f"--delta: {w.message}")
+        raise InputError(f"--delta: {w.message}")
 
 
 # ------------------------------------------------------------------ predict
@@ -304,7 +305,7 @@ def load_published(folder):
     """The published model of a folder written by :func:`fit_table`."""
     path = Path(folder) / "model.pkl"
     if not path.is_file():
-        raise TableError(f"{os.fspath(folder)!r} holds no model.pkl (written by "
+        raise InputError(f"{os.fspath(folder)!r} holds no model.pkl (written by "
                          "python -m skdpol fit).")
     with open(path, "rb") as f:
         return pickle.load(f)
@@ -337,16 +338,16 @@ def predict_table(folder, data, *, out, overwrite=False, chunksize=None, progres
 
     Raises
     ------
-    skdpol._published.TableError
+    skdpol._published.InputError
         Before ``out`` appears: a missing or unreadable file, a missing
         column, a value that breaks the schema (by column and row).
     """
     model = load_published(folder)
     out = Path(out)
     if out.exists() and not overwrite:
-        raise TableError(f"--out {os.fspath(out)!r} exists; give --overwrite to replace it.")
+        raise InputError(f"--out {os.fspath(out)!r} exists; give --overwrite to replace it.")
     if not out.parent.is_dir():
-        raise TableError(f"the folder of --out, {os.fspath(out.parent)!r}, does not exist.")
+        raise InputError(f"the folder of --out, {os.fspath(out.parent)!r}, does not exist.")
     wanted = list(model.feature_names_in_)
     _present(data, wanted)
     fd, staging = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
@@ -368,7 +369,7 @@ def predict_table(folder, data, *, out, overwrite=False, chunksize=None, progres
                 rows += len(chunk)
                 bar.update(len(chunk))
         if rows == 0:
-            raise TableError(f"{os.fspath(data)!r} holds no rows.")
+            raise InputError(f"{os.fspath(data)!r} holds no rows.")
         os.replace(staging, out)
     finally:
         if os.path.exists(staging):

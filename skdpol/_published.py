@@ -22,8 +22,10 @@ import pandas as pd
 from .preprocessing import from_schema
 
 
-class TableError(ValueError):
-    """An input table that does not follow its schema (the message names column and row)."""
+class InputError(ValueError):
+    """Input that ``fit`` / ``predict`` refuse before writing anything: a table that
+    breaks its schema (the message names the column and the row), a missing or
+    unreadable file, an argument that does not fit the table."""
 
 
 def _numeric_categories(categories):
@@ -36,7 +38,7 @@ def _first_row(mask, first_row):
 
 
 def check_table(frame, schema, *, first_row=1, label=False):
-    """The schema's columns of ``frame``, typed as the preprocessing needs; or a TableError.
+    """The schema's columns of ``frame``, typed as the preprocessing needs; or an InputError.
 
     Parameters
     ----------
@@ -61,7 +63,7 @@ def check_table(frame, schema, *, first_row=1, label=False):
 
     Raises
     ------
-    TableError
+    InputError
         Naming the column and the row (never the value): a missing column, a
         value that is not a number in a numeric column or label, a category
         outside the list when the column says ``"unknown": "error"``, a label
@@ -76,13 +78,13 @@ def check_table(frame, schema, *, first_row=1, label=False):
     >>> check_table(pd.DataFrame({"age": [30, 40], "y": ["no", "maybe"]}), schema, label=True)
     Traceback (most recent call last):
     ...
-    skdpol._published.TableError: label 'y': row 2 is not one of the schema's 2 classes.
+    skdpol._published.InputError: label 'y': row 2 is not one of the schema's 2 classes.
     """
     columns = schema["columns"]
     wanted = list(columns) + ([schema["label"]["name"]] if label else [])
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
-        raise TableError(f"column {missing[0]!r} of the schema is missing from the data"
+        raise InputError(f"column {missing[0]!r} of the schema is missing from the data"
                          + (f" (and {len(missing) - 1} more: {missing[1:]})" if len(missing) > 1
                             else "") + ".")
     X = {}
@@ -102,7 +104,7 @@ def check_table(frame, schema, *, first_row=1, label=False):
             values = column.astype(object).where(column.isna(), column.astype(str))
             outside = column.notna() & ~values.isin([str(c) for c in categories])
         if spec.get("unknown", "ignore") == "error" and outside.any():
-            raise TableError(f"column {name!r}: row {_first_row(outside, first_row)} is not "
+            raise InputError(f"column {name!r}: row {_first_row(outside, first_row)} is not "
                              f"one of its {len(categories)} categories (the schema says "
                              "'unknown': 'error').")
         X[name] = values
@@ -113,7 +115,7 @@ def check_table(frame, schema, *, first_row=1, label=False):
     where = f"label {spec['name']!r}"
     column = frame[spec["name"]]
     if column.isna().any():
-        raise TableError(f"{where}: row {_first_row(column.isna(), first_row)} is missing.")
+        raise InputError(f"{where}: row {_first_row(column.isna(), first_row)} is missing.")
     if "classes" not in spec:
         return X, _numbers(column, where, first_row).to_numpy()
     classes = spec["classes"]
@@ -124,7 +126,7 @@ def check_table(frame, schema, *, first_row=1, label=False):
         y = column.astype(str)
         inside = y.isin([str(c) for c in classes])
     if not inside.all():
-        raise TableError(f"{where}: row {_first_row(~inside, first_row)} is not one of the "
+        raise InputError(f"{where}: row {_first_row(~inside, first_row)} is not one of the "
                          f"schema's {len(classes)} classes.")
     # the classes' own values (an int label read as 1.0 from a column with gaps is 1)
     lookup = {(float(c) if _numeric_categories(classes) else str(c)): c for c in classes}
@@ -135,7 +137,7 @@ def _numbers(column, where, first_row):
     values = pd.to_numeric(column, errors="coerce").astype(np.float64)
     bad = column.notna() & values.isna()
     if bad.any():
-        raise TableError(f"{where}: row {_first_row(bad, first_row)} is not a number.")
+        raise InputError(f"{where}: row {_first_row(bad, first_row)} is not a number.")
     return values
 
 
@@ -196,7 +198,7 @@ class PublishedModel:
 
         Raises
         ------
-        TableError
+        InputError
             Naming the column and row that break the schema.
         """
         if not isinstance(X, pd.DataFrame):
