@@ -55,7 +55,8 @@ def _bounds(pre, schema):
         if spec["type"] == "numeric":
             columns[name] = (f"range {spec['range']} from the schema"
                              + (f", transform {spec['transform']}" if spec.get("transform")
-                                else ""))
+                                else "")
+                             + (f", public bins at {spec['bins']}" if spec.get("bins") else ""))
         else:
             columns[name] = f"{len(spec['categories'])} categories from the schema"
     bounds = {"data_norm": {"value": pre.data_norm,

@@ -185,6 +185,25 @@ def test_help_lists_fit_and_predict_with_one_sentence_each(capsys):
         assert entry.split(maxsplit=1)[1].count(".") == 0  # one sentence, no full stop inside
 
 
+@pytest.mark.parametrize("command", ["fit", "predict"])
+def test_each_command_has_its_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: python -m skdpol {command}") and "--out" in out
+
+
+def test_without_matplotlib_the_card_has_no_figure(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails as if absent
+    _regress_rows(500).to_csv(tmp_path / "t.csv", index=False)
+    card = fit_table(tmp_path / "t.csv", schema=REGRESS, target="rent", epsilon=1.0,
+                     out=tmp_path / "m", progress=False)
+    assert card["figure"] is None and _files(tmp_path / "m") == ["card.json", "card.md",
+                                                                 "model.pkl"]
+    assert "![coefficients]" not in (tmp_path / "m" / "card.md").read_text()
+
+
 def test_multiclass_card_and_published_api(tmp_path):
     frame = _classify_rows(2000)
     frame["churn"] = np.where(frame.plan == "pro", "upgrade", frame.churn)
