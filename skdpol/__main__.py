@@ -40,6 +40,7 @@ def _checked(convert, accept, what):
 
 _positive_int = _checked(int, lambda v: v >= 1, "a positive integer")
 _positive_float = _checked(float, lambda v: v > 0, "a positive number")
+_finite_epsilon = _checked(float, lambda v: 0 < v < float("inf"), "a positive finite number")
 _delta = _checked(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
 
@@ -162,7 +163,7 @@ def _add_fit(subparsers):
                    help="the label column (the schema's label)")
     p.add_argument("--schema", required=True, metavar="SCHEMA.json",
                    help="the table's public schema (see skdpol.preprocessing.from_schema)")
-    p.add_argument("--epsilon", type=_positive_float, required=True,
+    p.add_argument("--epsilon", type=_finite_epsilon, required=True,
                    help="the privacy budget of the release")
     p.add_argument("--delta", type=_delta, default=1e-6,
                    help="well below 1/rows (default: 1e-6)")

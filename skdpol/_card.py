@@ -8,7 +8,6 @@ name and the command's parameters. Nothing is computed from the rows.
 
 import datetime
 import json
-import math
 
 import numpy as np
 
@@ -18,12 +17,6 @@ from . import __version__
 # refuses "range": "private" until the private-bounds step exists)
 BOUNDS_NOTE = ("every bound came from the schema (public knowledge), so the bounds spent "
                "nothing; private ranges are not supported yet")
-
-
-def _number(value):
-    """A float for JSON (inf as the string 'inf', which JSON cannot hold)."""
-    value = float(value)
-    return value if math.isfinite(value) else str(value)
 
 
 def coefficients(published):
@@ -93,7 +86,7 @@ def make_card(published, *, pre, rows, parameters, figure=None):
     return {
         "model": f"{parameters['estimator']} for {schema['label']['name']!r}",
         "task": "classification" if classes is not None else "regression",
-        "epsilon": _number(spent.epsilon),
+        "epsilon": float(spent.epsilon),
         "delta": float(spent.delta),
         "accountant": spent.accountant,
         "releases": int(spent.releases),
@@ -147,16 +140,12 @@ def plot_coefficients(card, path):
         ax.tick_params(axis="x", labelsize=7)
     axes[0][0].set_yticks(range(len(names)), names, fontsize=7)
     axes[0][0].set_ylim(len(names) - 0.5, -0.5)  # the first feature on top
-    fig.suptitle(f"{card['model']}: epsilon {_fmt(card['epsilon'])}, delta "
+    fig.suptitle(f"{card['model']}: epsilon {card['epsilon']:.4g}, delta "
                  f"{card['delta']:g}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
-
-
-def _fmt(value):
-    return value if isinstance(value, str) else f"{value:.4g}"
 
 
 def render_markdown(card):
@@ -170,7 +159,7 @@ def render_markdown(card):
     lines += [
         "## Privacy", "",
         "| | |", "|---|---|",
-        f"| epsilon | {_fmt(card['epsilon'])} |",
+        f"| epsilon | {card['epsilon']:.4g} |",
         f"| delta | {card['delta']:g} |",
         f"| accountant | {card['accountant']} |",
         f"| releases | {card['releases']} |",

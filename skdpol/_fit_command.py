@@ -164,7 +164,8 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     target : str
         The label column; must be the schema's label (a cross-check).
     epsilon : float
-        The privacy budget of the release.
+        The privacy budget of the release (finite: the estimators' ``inf``,
+        a non-private reference, is refused here).
     out : str or path-like
         The folder to write (``model.pkl``, ``card.json``, ``card.md`` and,
         with matplotlib, ``coefficients.png``). Created; an existing
@@ -215,6 +216,9 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     if not pre.label:
         raise InputError("the schema has no 'label': give {'name': ..., 'classes': [...]} "
                          "or {'name': ..., 'range': [lo, hi]}.")
+    if not 0 < epsilon < np.inf:  # the estimator's epsilon=inf is a non-private reference
+        raise InputError(f"--epsilon must be a positive finite number, got {epsilon!r}: "
+                         "fit publishes a private model.")
     if target != pre.label:
         raise InputError(f"--target {target!r} is not the schema's label {pre.label!r}.")
     out = _check_out(out, overwrite)

@@ -369,9 +369,11 @@ def test_predict_refuses_bad_input_and_writes_nothing(tmp_path, capsys):
     (["fit", "t.csv", "--schema", "s.json", "--epsilon", "1", "--out", "m"],
      "the following arguments are required: --target"),
     (["fit", "t.csv", "--target", "y", "--schema", "s.json", "--epsilon", "0", "--out", "m"],
-     "argument --epsilon: expected a positive number"),
+     "argument --epsilon: expected a positive finite number, got '0'"),
     (["fit", "t.csv", "--target", "y", "--schema", "s.json", "--epsilon", "1", "--out", "m",
       "--chunksize", "0"], "argument --chunksize: expected a positive integer"),
+    (["fit", "t.csv", "--target", "y", "--schema", "s.json", "--epsilon", "inf", "--out", "m"],
+     "argument --epsilon: expected a positive finite number"),  # inf: not a private release
     (["predict", "m", "t.csv"], "the following arguments are required: --out"),
 ])
 def test_bad_command_lines_exit_2(args, message, capsys):
