@@ -237,9 +237,20 @@ def test_the_published_pickle_holds_no_training_value(tmp_path):
                                           "privacy_spent_"}
     for value in (PLANTED, PLANTED * 10):
         patterns = [np.float64(value).tobytes(), repr(value).encode(), f"{value:.6g}".encode()]
-        assert not any(p in blob for p in patterns)
+        for published_file in (blob, (tmp_path / "m" / "card.json").read_bytes(),
+                               (tmp_path / "m" / "card.md").read_bytes()):
+            assert not any(p in published_file for p in patterns)
         assert any(p in (tmp_path / "t.csv").read_bytes() for p in patterns)  # the control
     assert b"Generator" not in blob and b"bit_generator" not in blob  # no RNG state
+    # nor a category outside the list (region: "ignore", a row of zeros)
+    frame = _classify_rows(1000)
+    frame.loc[17, "region"] = "Zzyzx-planted"
+    frame.to_csv(tmp_path / "c.csv", index=False)
+    fit_table(tmp_path / "c.csv", schema=CLASSIFY, target="churn", epsilon=1.0,
+              out=tmp_path / "c", progress=False)
+    assert b"Zzyzx-planted" in (tmp_path / "c.csv").read_bytes()
+    assert b"Zzyzx-planted" not in (tmp_path / "c" / "model.pkl").read_bytes()
+    assert b"Zzyzx-planted" not in (tmp_path / "c" / "card.json").read_bytes()
 
 
 def _bad(tmp_path, edit):
