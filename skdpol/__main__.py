@@ -6,6 +6,8 @@ Subcommands::
     python -m skdpol reproduce olr-regret       # one of the seed papers' experiments
     python -m skdpol reproduce all --quick      # every experiment, seconds each
     python -m skdpol ledger show PATH           # the entries of a privacy ledger
+    python -m skdpol fit DATA --target COL --schema S.json --epsilon 1 --out DIR
+    python -m skdpol predict DIR DATA --out predictions.csv
     python -m skdpol <subcommand> --help
 
 Each subcommand is one ``_add_<name>(subparsers)`` function below that builds
@@ -38,6 +40,7 @@ def _checked(convert, accept, what):
 
 _positive_int = _checked(int, lambda v: v >= 1, "a positive integer")
 _positive_float = _checked(float, lambda v: v > 0, "a positive number")
+_finite_epsilon = _checked(float, lambda v: 0 < v < float("inf"), "a positive finite number")
 _delta = _checked(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
 
@@ -131,8 +134,86 @@ def _add_ledger(subparsers):
     add_subparser(subparsers)
 
 
+# ------------------------------------------------------------------ fit, predict
+def _fit(args):
+    from ._fit_command import fit_table
+
+    card = fit_table(args.data, schema=args.schema, target=args.target, epsilon=args.epsilon,
+                     delta=args.delta, ledger=args.ledger, chunksize=args.chunksize,
+                     out=args.out, overwrite=args.overwrite, random_state=args.random_state,
+                     progress=not args.no_progress)
+    print(f"{args.out}: model.pkl, card.json, card.md"
+          + (f", {card['figure']}" if card["figure"] else "")
+          + f" ({card['rows']} rows, epsilon {card['epsilon']:.4g}, delta {card['delta']:g})")
+    return 0
+
+
+def _add_fit(subparsers):
+    p = subparsers.add_parser(
+        "fit", help="train a private model on a CSV or Parquet table and write the "
+                    "published model and its card",
+        description="Train PrivateOnlineLogistic (the schema's label has classes) or "
+                    "PrivateOnlineRegressor (it has a range) on a CSV or Parquet table, "
+                    "through the public preprocessing of its schema, and write into DIR the "
+                    "published model (model.pkl: no curator state), its card (card.json, "
+                    "card.md) and, with matplotlib, coefficients.png. Every row is checked "
+                    "against the schema first: bad input writes nothing.")
+    p.add_argument("data", metavar="DATA", help="the table: .csv (also .csv.gz) or .parquet")
+    p.add_argument("--target", required=True, metavar="COL",
+                   help="the label column (the schema's label)")
+    p.add_argument("--schema", required=True, metavar="SCHEMA.json",
+                   help="the table's public schema (see skdpol.preprocessing.from_schema)")
+    p.add_argument("--epsilon", type=_finite_epsilon, required=True,
+                   help="the privacy budget of the release")
+    p.add_argument("--delta", type=_delta, default=1e-6,
+                   help="well below 1/rows (default: 1e-6)")
+    p.add_argument("--ledger", default=None, metavar="PATH",
+                   help="record the release in this privacy ledger (created if absent)")
+    p.add_argument("--chunksize", type=_positive_int, default=None, metavar="N",
+                   help="stream the table N rows at a time through partial_fit (every "
+                        "chunk's model is a release); default: fit on the whole table at "
+                        "once (one release, less noise)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the folder to write (refused if it exists and is not empty)")
+    p.add_argument("--overwrite", action="store_true", help="replace a non-empty DIR")
+    p.add_argument("--random-state", type=int, default=None,
+                   help="seed the noise, for tests and documentation only: anyone who knows "
+                        "the seed can remove the noise (the card says so)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    p.set_defaults(func=_fit)
+
+
+def _predict(args):
+    from ._fit_command import predict_table
+
+    rows = predict_table(args.model, args.data, out=args.out, overwrite=args.overwrite,
+                         chunksize=args.chunksize, progress=not args.no_progress)
+    print(f"{args.out}: {rows} predictions")
+    return 0
+
+
+def _add_predict(subparsers):
+    p = subparsers.add_parser(
+        "predict", help="apply a model written by fit to a table and write its predictions "
+                        "as CSV",
+        description="Load DIR/model.pkl (written by python -m skdpol fit; a pickle runs code "
+                    "when loaded, so only open models you trust) and write one prediction per "
+                    "row of DATA (and, for a classifier, each class's probability) to a CSV. "
+                    "Bad input writes nothing.")
+    p.add_argument("model", metavar="DIR", help="a folder written by python -m skdpol fit")
+    p.add_argument("data", metavar="DATA",
+                   help="the table: .csv (also .csv.gz) or .parquet, with the schema's columns")
+    p.add_argument("--out", required=True, metavar="PREDICTIONS.csv",
+                   help="the CSV to write (refused if it exists)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    p.add_argument("--chunksize", type=_positive_int, default=None, metavar="N",
+                   help="rows per read (default: 65536)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=_predict)
+
+
 # ------------------------------------------------------------------ entry point
-SUBCOMMANDS = (_add_demo, _add_reproduce, _add_ledger)
+SUBCOMMANDS = (_add_demo, _add_reproduce, _add_ledger, _add_fit, _add_predict)
 
 
 def build_parser(prog="python -m skdpol"):
@@ -164,9 +245,11 @@ def main(argv=None):
     if argv is None and Path(sys.argv[0]).name not in ("__main__.py", "-c", "-m"):
         prog = Path(sys.argv[0]).name  # the installed ``skdpol`` script
     args = build_parser(prog).parse_args(argv)  # exits 2 on a bad command line
+    from .exceptions import BudgetExhaustedError
     try:
         return args.func(args)
-    except (ImportError, ValueError, FileNotFoundError, PermissionError) as exc:
+    except (ImportError, ValueError, FileNotFoundError, PermissionError,
+            BudgetExhaustedError) as exc:
         print(f"skdpol {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

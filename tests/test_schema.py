@@ -1,6 +1,7 @@
 """Preprocessing from a table's public schema: the rules, the bound, the errors."""
 
 import json
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -97,6 +98,10 @@ def test_the_label_is_clipped_centred_and_maps_back():
     ("a", {"type": "numeric", "range": [0, 5], "ragne": 1}, r"column 'a': unknown keys \['ragne'\]"),
     ("job", {"type": "categorical", "categories": []}, "column 'job': 'categories'"),
     ("job", {"type": "categorical", "categories": ["x", "x"]}, "column 'job': 'categories'"),
+    ("job", {"type": "categorical", "categories": ["x"], "unknown": "raise"},
+     "column 'job': 'unknown' must be one of"),
+    ("a", {"type": "numeric", "range": [0, 5], "unknown": "error"},
+     r"column 'a': unknown keys \['unknown'\]"),  # only a category list has an outside
 ])
 def test_a_bad_column_spec_is_named(column, spec, message):
     with pytest.raises(ValueError, match=message):
@@ -112,6 +117,15 @@ def test_a_bad_column_spec_is_named(column, spec, message):
 def test_a_bad_label_spec_is_named(label, message):
     with pytest.raises(ValueError, match=message):
         from_schema({"label": label, "columns": {"a": {"type": "numeric", "range": [0, 1]}}})
+
+
+def test_the_fitted_preprocessing_pickles_with_its_bins():
+    # the published model of python -m skdpol fit pickles it (a lambda would not)
+    pre = from_schema(SCHEMA)
+    fitted = pre.preprocessor.fit(_rows(5, 0))
+    again = pickle.loads(pickle.dumps(fitted))
+    assert list(again.get_feature_names_out()) == list(fitted.get_feature_names_out())
+    assert any("_bin" in name for name in fitted.get_feature_names_out())
 
 
 def test_a_schema_file_is_read_and_a_broken_one_is_named(tmp_path):

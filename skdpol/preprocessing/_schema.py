@@ -18,7 +18,11 @@ The public rules, applied to every row alike:
   value falls in (a linear model needs them for thresholds such as "40 hours
   a week"); a missing value sets none;
 * a **categorical** column becomes one indicator per listed category; a
-  value not in the list, or missing, sets none (a row of zeros);
+  value not in the list, or missing, sets none (a row of zeros). With
+  ``"unknown": "error"`` the column's spec says a value outside the list is
+  an error of the input instead (``python -m skdpol fit`` and the published
+  model refuse such a row, naming the column and the row); the default is
+  ``"ignore"``;
 * a regression **label** is clipped to its range, transformed, and centred
   on the middle of the transformed range: ``y_bound`` is half its width.
 
@@ -28,6 +32,7 @@ norm is at most ``sqrt(numeric + binned + categorical)``: ``data_norm``.
 """
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -39,6 +44,8 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from ._public import row_norm_bound
 
 TRANSFORMS = ("none", "log", "log1p", "signed_log1p")
+# a categorical column's value outside its list: a row of zeros, or an input error
+UNKNOWN = ("ignore", "error")
 
 
 def _forward(x, transform):
@@ -235,9 +242,15 @@ def _check_column(name, spec):
         if not isinstance(cats, (list, tuple)) or not cats or len(set(cats)) != len(cats):
             raise ValueError(f"{where}: 'categories' must be a non-empty list of distinct "
                              f"values, got {cats!r}.")
+        if spec.get("unknown", "ignore") not in UNKNOWN:
+            raise ValueError(f"{where}: 'unknown' must be one of {list(UNKNOWN)}, "
+                             f"got {spec['unknown']!r}.")
     else:
         raise ValueError(f"{where}: 'type' must be 'numeric' or 'categorical', got {kind!r}.")
-    unknown = set(spec) - {"type", "range", "transform", "bins", "categories", "description"}
+    allowed = {"type", "range", "transform", "bins", "categories", "description"}
+    if kind == "categorical":
+        allowed.add("unknown")
+    unknown = set(spec) - allowed
     if unknown:
         raise ValueError(f"{where}: unknown keys {sorted(unknown)}.")
 
@@ -255,6 +268,12 @@ def _check_label(spec):
                              "(regression), not both.")
     else:
         _check_range(where, spec, _check_transform(where, spec))
+
+
+def _fixed_names(names, transformer, input_features):
+    """``feature_names_out`` of the bins block: its names, fixed by the schema (a
+    module-level function, so that the fitted preprocessing pickles)."""
+    return names
 
 
 def from_schema(schema):
@@ -275,7 +294,9 @@ def from_schema(schema):
         A numeric column has a ``range`` [lo, hi], an optional ``transform``
         (``none``, ``log``, ``log1p``, ``signed_log1p``) and optional
         ``bins`` (increasing public edges); a categorical one lists its
-        ``categories``. A regression label is ``{"name": ..., "range":
+        ``categories`` and may say ``"unknown": "error"`` (a value outside
+        the list is an input error, not a row of zeros; default
+        ``"ignore"``). A regression label is ``{"name": ..., "range":
         [lo, hi], "transform": ...}``. The module's notes state the rules for
         missing values and unknown categories.
 
@@ -326,7 +347,7 @@ def from_schema(schema):
                           for k in range(len(e) + 1)], dtype=object)
         blocks.append(("bins", FunctionTransformer(
             public_bins, kw_args=dict(edges=edges),
-            feature_names_out=lambda _, __, names=names: names), binned))
+            feature_names_out=functools.partial(_fixed_names, names)), binned))
     if categorical:
         blocks.append(("categorical", OneHotEncoder(
             categories=[list(columns[c]["categories"]) for c in categorical],

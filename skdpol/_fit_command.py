@@ -1,0 +1,382 @@
+"""``python -m skdpol fit`` and ``predict``: a table and its schema in, a published model out.
+
+:func:`fit_table` reads a CSV or Parquet file (in chunks when asked), checks
+every row against the schema before anything is fitted or written, trains
+``PrivateOnlineLogistic`` (the label has ``classes``) or
+``PrivateOnlineRegressor`` (it has a ``range``) on the schema's public
+preprocessing, and writes a folder: ``model.pkl`` (a
+:class:`~skdpol._published.PublishedModel`, no curator state),
+``card.json`` and ``card.md`` (the model card, :mod:`skdpol._card`) and,
+where matplotlib imports, ``coefficients.png``. :func:`predict_table` applies
+a published model to a table. Bad input stops both before they write
+anything, with a message naming the file, the column and the row.
+"""
+
+import contextlib
+import os
+import pickle
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._published import PublishedClassifier, PublishedRegressor, InputError, check_table
+from .preprocessing import from_schema
+from .preprocessing._schema import read_schema
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+# rows per read when --chunksize is not given: the check pass reads in these
+READ_ROWS = 65_536
+
+
+# ------------------------------------------------------------------ reading
+def _is_parquet(path):
+    return Path(path).suffix.lower() in PARQUET_SUFFIXES
+
+
+def _string_columns(schema, label):
+    """Columns read as text: category lists (and classes) of strings."""
+    specs = {n: s.get("categories") for n, s in schema["columns"].items()}
+    if label:
+        specs[schema["label"]["name"]] = schema["label"].get("classes")
+    return [n for n, cats in specs.items()
+            if cats is not None and any(isinstance(c, str) for c in cats)]
+
+
+def table_columns(path):
+    """The column names of a CSV or Parquet file (reads its header only)."""
+    with _readable(path):
+        if _is_parquet(path):
+            import pyarrow.parquet as pq
+
+            return list(pq.ParquetFile(path).schema_arrow.names)
+        return list(pd.read_csv(path, nrows=0).columns)
+
+
+def read_chunks(path, columns, chunksize, text=()):
+    """Yield DataFrames of ``columns`` of the file, ``chunksize`` rows each.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV file (also compressed: ``.csv.gz``) or a Parquet file
+        (``.parquet``, ``.pq``).
+    columns : list of str
+        The columns to read (all present: :func:`table_columns` tells).
+    chunksize : int
+        Rows per frame (the last one may hold fewer).
+    text : sequence of str
+        CSV columns to read as text (category lists of strings).
+    """
+    with _readable(path):
+        if _is_parquet(path):
+            import pyarrow.parquet as pq
+
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=chunksize,
+                                                          columns=list(columns)):
+                yield batch.to_pandas()
+            return
+        yield from pd.read_csv(path, usecols=list(columns), chunksize=chunksize,
+                               dtype={c: str for c in text}, keep_default_na=True)
+
+
+@contextlib.contextmanager
+def _readable(path):
+    """Turn the ways a file can be unreadable into one error that names it."""
+    if not os.path.exists(path):
+        raise InputError(f"data file {os.fspath(path)!r} does not exist.")
+    try:
+        yield
+    except InputError:
+        raise
+    except (ValueError, OSError, UnicodeDecodeError, ImportError) as exc:
+        # pandas' ParserError and EmptyDataError and pyarrow's ArrowInvalid are
+        # ValueErrors; their messages give a line or a byte position, not values
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"cannot read {os.fspath(path)!r} as "
+                         f"{'Parquet' if _is_parquet(path) else 'CSV'}: {first}") from None
+
+
+def _present(path, wanted):
+    columns = table_columns(path)
+    missing = [c for c in wanted if c not in columns]
+    if missing:
+        more = f" (and {len(missing) - 1} more: {missing[1:]})" if len(missing) > 1 else ""
+        raise InputError(f"column {missing[0]!r} of the schema is missing from "
+                         f"{os.fspath(path)!r}{more}.")
+
+
+def _progress(total, desc, enabled):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=" rows", disable=not enabled, leave=False)
+
+
+# ------------------------------------------------------------------ writing
+def _check_out(out, overwrite):
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {os.fspath(out)!r} is a file, not a folder.")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise InputError(f"--out {os.fspath(out)!r} is not empty; give --overwrite to "
+                         "replace it.")
+    if not out.parent.is_dir():
+        raise InputError(f"the folder of --out, {os.fspath(out.parent)!r}, does not exist.")
+    return out
+
+
+@contextlib.contextmanager
+def _staged_folder(out):
+    """A new folder beside ``out`` to write into; moved onto ``out`` only on success."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        yield staging
+        old = None
+        if out.exists():
+            old = out.with_name(staging.name + ".old")
+            out.rename(old)
+        staging.rename(out)
+        if old is not None:
+            shutil.rmtree(old)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+
+
+# ------------------------------------------------------------------ fit
+def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
+              chunksize=None, overwrite=False, random_state=None, progress=True):
+    """Train a private model on a table and write the published model and its card.
+
+    Parameters
+    ----------
+    data : str or path-like
+        A CSV file (``.csv``, ``.csv.gz``, ...) or a Parquet file
+        (``.parquet``, ``.pq``) with the schema's columns and its label.
+    schema : dict or str or path-like
+        The table's public schema (:func:`skdpol.preprocessing.from_schema`);
+        it needs a ``label`` with ``classes`` (classification, by
+        ``PrivateOnlineLogistic``) or a ``range`` (regression, by
+        ``PrivateOnlineRegressor``).
+    target : str
+        The label column; must be the schema's label (a cross-check).
+    epsilon : float
+        The privacy budget of the release (finite: the estimators' ``inf``,
+        a non-private reference, is refused here).
+    out : str or path-like
+        The folder to write (``model.pkl``, ``card.json``, ``card.md`` and,
+        with matplotlib, ``coefficients.png``). Created; an existing
+        non-empty folder is refused unless ``overwrite``.
+    delta : float, default=1e-6
+        Must be below 1 / rows (the library's rule, :class:`PrivacyLeakWarning`'s
+        message is the error).
+    ledger : str or path-like or PrivacyLedger or None, default=None
+        Record the release in this ledger (``PrivacyLedger``).
+    chunksize : int or None, default=None
+        None: read the table at once and ``fit`` (one release, least noise).
+        An int: stream it in chunks of that many rows through ``partial_fit``
+        with ``horizon`` = the table's rows (each chunk's model is a release,
+        all covered by ``epsilon``); memory stays at one chunk.
+    overwrite : bool, default=False
+        Replace a non-empty ``out``.
+    random_state : int or None, default=None
+        Seed the noise: for tests and documentation only (anyone who knows the
+        seed can subtract the noise); the card says so.
+    progress : bool, default=True
+        Show progress bars (tqdm, on stderr).
+
+    Returns
+    -------
+    card : dict
+        What ``card.json`` holds.
+
+    Raises
+    ------
+    skdpol._published.InputError
+        (a ValueError) Before anything is fitted or written: a missing or
+        unreadable file, a column of the schema missing, a value that breaks
+        the schema (named by column and row), delta not below 1 / rows, a
+        non-empty ``out``.
+
+    Notes
+    -----
+    Every row is checked in a first pass (which also counts the rows: a
+    public figure under replace-one neighbours) before the estimator sees
+    one; the file must not change between that pass and the fit. The
+    preprocessing and the bounds (``data_norm``, ``y_bound``) come from the
+    schema alone, so the bounds spend nothing.
+    """
+    from ._card import write_card
+
+    schema = read_schema(schema)
+    pre = from_schema(schema)
+    if not pre.label:
+        raise InputError("the schema has no 'label': give {'name': ..., 'classes': [...]} "
+                         "or {'name': ..., 'range': [lo, hi]}.")
+    if not 0 < epsilon < np.inf:  # the estimator's epsilon=inf is a non-private reference
+        raise InputError(f"--epsilon must be a positive finite number, got {epsilon!r}: "
+                         "fit publishes a private model.")
+    if target != pre.label:
+        raise InputError(f"--target {target!r} is not the schema's label {pre.label!r}.")
+    out = _check_out(out, overwrite)
+    if ledger is not None and not hasattr(ledger, "spent"):
+        from .ledger import PrivacyLedger
+
+        ledger = PrivacyLedger(ledger)  # now: its folder must exist, checked before the fit
+    wanted = [*pre.features, pre.label]
+    _present(data, wanted)
+    text = _string_columns(schema, label=True)
+
+    # pass 1: every row checked (and counted) before anything is fitted
+    rows, kept, preprocessor = 0, [], None
+    with _progress(None, "checking", progress) as bar:
+        for chunk in read_chunks(data, wanted, chunksize or READ_ROWS, text):
+            X, y = check_table(chunk, schema, first_row=rows + 1, label=True)
+            if preprocessor is None:  # fitting it reads the column names only
+                preprocessor = pre.preprocessor.fit(X)
+            rows += len(X)
+            bar.update(len(X))
+            if chunksize is None:
+                kept.append((X, y))
+    if rows == 0:
+        raise InputError(f"{os.fspath(data)!r} holds no rows.")
+    _check_delta(delta, rows)
+
+    est = _estimator(pre, epsilon=epsilon, delta=delta, ledger=ledger,
+                     random_state=random_state, horizon=None if chunksize is None else rows)
+    extra = dict(classes=pre.classes) if pre.classes is not None else {}
+    names = preprocessor.get_feature_names_out()
+
+    def features(X):
+        return pd.DataFrame(preprocessor.transform(X), columns=names)
+
+    if chunksize is None:
+        X = pd.concat([X for X, _ in kept], ignore_index=True)
+        y = np.concatenate([y for _, y in kept])
+        del kept
+        with _progress(rows, "fitting", progress) as bar:
+            est.fit(features(X), pre.label_transform(y), **extra)
+            bar.update(rows)
+    else:
+        seen = 0
+        with _progress(rows, "streaming", progress) as bar:
+            for chunk in read_chunks(data, wanted, chunksize, text):
+                X, y = check_table(chunk, schema, first_row=seen + 1, label=True)
+                est.partial_fit(features(X), pre.label_transform(y), **extra)
+                seen += len(X)
+                bar.update(len(X))
+
+    published = (PublishedClassifier if extra else PublishedRegressor)(
+        schema=schema, preprocessor=preprocessor, model=est.public_model())
+    parameters = dict(data=Path(data).name, target=target, epsilon=epsilon, delta=delta,
+                      chunksize=chunksize, random_state=random_state,
+                      ledger=ledger is not None, estimator=type(est).__name__,
+                      algorithm=getattr(est, "algorithm_", est.algorithm))
+    with _staged_folder(out) as folder:
+        (folder / "model.pkl").write_bytes(pickle.dumps(published))
+        card = write_card(folder, published, pre=pre, rows=rows, parameters=parameters)
+    return card
+
+
+def _estimator(pre, *, horizon, **params):
+    """PrivateOnlineLogistic for a label with classes, else PrivateOnlineRegressor;
+    bounds from the schema."""
+    from .linear_model import PrivateOnlineLogistic, PrivateOnlineRegressor
+
+    if pre.classes is not None:
+        return PrivateOnlineLogistic(data_norm=pre.data_norm, horizon=horizon, **params)
+    return PrivateOnlineRegressor(data_norm=pre.data_norm, y_bound=pre.y_bound,
+                                  horizon=horizon, **params)
+
+
+def _check_delta(delta, rows):
+    """The library's rule for delta (warn_delta), as an error: a release is at stake."""
+    from .exceptions import PrivacyLeakWarning
+    from .linear_model._base import warn_delta
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrivacyLeakWarning)
+        warn_delta(delta, rows)
+    for w in caught:
+        raise InputError(f"--delta: {w.message}")
+
+
+# ------------------------------------------------------------------ predict
+def load_published(folder):
+    """The published model of a folder written by :func:`fit_table`."""
+    path = Path(folder) / "model.pkl"
+    if not path.is_file():
+        raise InputError(f"{os.fspath(folder)!r} holds no model.pkl (written by "
+                         "python -m skdpol fit).")
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def predict_table(folder, data, *, out, overwrite=False, chunksize=None, progress=True):
+    """Write the predictions of a published model for every row of a table.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        A folder written by :func:`fit_table` (its ``model.pkl``). Only open
+        models you trust: a pickle runs code when loaded.
+    data : str or path-like
+        A CSV or Parquet file with the schema's feature columns (the label,
+        if present, is ignored).
+    out : str or path-like
+        The CSV to write: one row per input row, in order; ``prediction``
+        and, for a classifier, ``proba_<class>`` per class. An existing file
+        is refused unless ``overwrite``.
+    overwrite : bool, default=False
+    chunksize : int or None, default=None
+        Rows per read (default 65,536); the output is the same.
+    progress : bool, default=True
+
+    Returns
+    -------
+    rows : int
+        The rows predicted.
+
+    Raises
+    ------
+    skdpol._published.InputError
+        Before ``out`` appears: a missing or unreadable file, a missing
+        column, a value that breaks the schema (by column and row).
+    """
+    model = load_published(folder)
+    out = Path(out)
+    if out.exists() and not overwrite:
+        raise InputError(f"--out {os.fspath(out)!r} exists; give --overwrite to replace it.")
+    if not out.parent.is_dir():
+        raise InputError(f"the folder of --out, {os.fspath(out.parent)!r}, does not exist.")
+    wanted = list(model.feature_names_in_)
+    _present(data, wanted)
+    fd, staging = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    os.close(fd)
+    rows = 0
+    try:
+        with open(staging, "w", newline="", encoding="utf-8") as f, \
+                _progress(None, "predicting", progress) as bar:
+            for chunk in read_chunks(data, wanted, chunksize or READ_ROWS,
+                                     _string_columns(model.schema, label=False)):
+                chunk.index = pd.RangeIndex(rows, rows + len(chunk))
+                X = model.features(chunk, first_row=rows + 1)  # checks, names the row
+                frame = pd.DataFrame({"prediction": model.predict_features(X)})
+                if hasattr(model, "predict_proba"):
+                    proba = model.model.predict_proba(X)
+                    for k, c in enumerate(model.classes_):
+                        frame[f"proba_{c}"] = proba[:, k]
+                frame.to_csv(f, header=rows == 0, index=False)
+                rows += len(chunk)
+                bar.update(len(chunk))
+        if rows == 0:
+            raise InputError(f"{os.fspath(data)!r} holds no rows.")
+        os.replace(staging, out)
+    finally:
+        if os.path.exists(staging):
+            os.remove(staging)
+    return rows
+
