@@ -62,7 +62,10 @@ parameters of *every* grid point (a bound some candidate reads off the
 data, delta against 1/n); ``privacy_spent_.inferred`` is computed the same
 way. The docs warn that the search's running time reveals K.
 
-**Errors.** X, y and the label set are checked before the budget check and
+**Errors.** A Pipeline's earlier steps are checked first, for every grid
+point (:func:`skdpol.pipeline.check_public_step`: a step not known to be
+public is refused, since the winner's steps are released with it and a
+warning would leave the reported epsilon false). X, y and the label set are checked before the budget check and
 before any run (the estimators' own input checks: shapes, non-finite
 values, label types, labels outside ``classes``), so a run cannot fail on
 the rows half-way through a search. A candidate whose cost cannot be
@@ -252,7 +255,15 @@ default="auto"
     and applied to the validation rows: they must be public maps that
     cannot fail on any row (e.g. an encoder with public categories and
     ``handle_unknown="ignore"``); an error they raise on a validation row
-    would depend on the data.
+    would depend on the data. The search checks this with
+    :func:`skdpol.pipeline.check_public_step` for every grid point and
+    refuses anything else (:class:`~skdpol.PrivacyLeakError`): a warning
+    would leave ``privacy_spent_`` claiming a guarantee that does not hold.
+
+    **Scores.** Accuracy cannot rank candidates that all predict the
+    majority class, which on unbalanced labels is most of them; the Brier
+    score ranks them by their probabilities at the same sensitivity
+    (ranges and sensitivities in :mod:`skdpol.model_selection._scores`).
 
     **Derivations** (score sensitivity 1 / n_val, parallel composition of
     the fit and the score, calibration) are in the module docstring of
@@ -282,6 +293,19 @@ default="auto"
     ['algorithm', 'alpha']
     >>> bool(search.score(X, y) > 0.7)
     True
+
+    In a Pipeline, name the final step's ``classes`` as ``GridSearchCV`` does;
+    every earlier step must be public:
+
+    >>> from sklearn.pipeline import Pipeline
+    >>> from skdpol.preprocessing import PublicRangeScaler
+    >>> pipe = Pipeline([("scale", PublicRangeScaler(bounds=(-4, 4))),
+    ...                  ("logistic", PrivateOnlineLogistic(data_norm=2.0))])
+    >>> search = PrivateHyperparameterSearch(
+    ...     pipe, {"logistic__alpha": [1e-3, 1e-2]}, mean_runs=3, random_state=0)
+    >>> search = search.fit(X, y, logistic__classes=[0, 1])
+    >>> search.privacy_spent_.inferred  # the label set was given, not read
+    ()
     """
 
     _parameter_constraints = {
