@@ -361,11 +361,19 @@ def test_scores_values_against_sklearn_and_their_bounds():
     assert BrierScore().clipped(bad, bad, None, y3)[:2].tolist() == [0.0, 1.0]
     np.testing.assert_allclose(ClippedLogLoss(0.01).clipped(bad, bad, None, y3)[:2], [0, 1],
                                atol=1e-12)
-    # sensitivity: replacing one of n rows moves the mean by at most 1 / n
-    for score in (BrierScore(), ClippedLogLoss(0.01)):
-        rows = score.clipped(model, model, None, y)
-        assert rows.max() - rows.min() <= 1.0
+    # sensitivity: replacing one of n rows (its label and the model's output on it, the
+    # worst rows included) moves the mean by at most 1 / n
+    extremes = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [np.nan, 0.3]])
+    for score in (BrierScore(), ClippedLogLoss(0.01), Accuracy()):
         assert score.sensitivity(len(y)) == 1.0 / len(y)
+        base = score(model, model, None, y)
+        for i in range(5):
+            for proba in extremes:
+                for label in (0, 1):
+                    P, y2 = model.proba.copy(), y.copy()
+                    P[i], y2[i] = proba, label
+                    moved = abs(score(_Proba(P), _Proba(P), None, y2) - base)
+                    assert moved <= 1.0 / len(y) + 1e-15, (score, i, proba, label)
 
 
 def test_every_scoring_adds_the_runs_rho_on_sensitivity_one_over_n_val(monkeypatch):
