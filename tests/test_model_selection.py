@@ -456,3 +456,18 @@ def test_fit_params_are_routed_the_pipeline_way():
         clone(search).fit(X, y, nosuch__classes=[0, 1])
     with pytest.raises(TypeError, match="unexpected keyword"):
         _search_for().fit(X, y, classes=[0, 1], logistic__classes=[0, 1])
+
+
+def test_scoring_is_resolved_by_the_estimators_type():
+    from skdpol.model_selection import Accuracy, BrierScore, ClippedSquaredError
+    from skdpol.model_selection._scores import resolve_scoring
+
+    logistic, regressor = PrivateOnlineLogistic(), PrivateOnlineRegressor(y_bound=1.0)
+    assert resolve_scoring("auto", logistic) == BrierScore()
+    assert resolve_scoring("auto", regressor) == ClippedSquaredError()
+    assert resolve_scoring("accuracy", logistic) == Accuracy()
+    for scoring, est, word in [("brier", regressor, "classifier"),
+                               ("clipped_mse", logistic, "regressor"),
+                               ("auto", PrivateOnlineRegressor(), "y_bound")]:
+        with pytest.raises(ValueError, match=word):
+            resolve_scoring(scoring, est)

@@ -179,8 +179,9 @@ DEFAULT_CLASSIFIER_SCORE = "brier"
 
 def resolve_scoring(scoring, final):
     """The :class:`BoundedScore` for ``scoring`` ("auto", a name or an instance)."""
-    if scoring == "auto":
-        scoring = DEFAULT_CLASSIFIER_SCORE if is_classifier(final) else "clipped_mse"
+    if scoring == "auto":  # a classifier without probabilities keeps accuracy
+        scoring = "clipped_mse" if not is_classifier(final) else (
+            DEFAULT_CLASSIFIER_SCORE if hasattr(final, "predict_proba") else "accuracy")
     score = SCORES[scoring]() if isinstance(scoring, str) else scoring
     if score.task == "classifier" and not is_classifier(final):
         raise ValueError(f"scoring={score.name!r} needs a classifier.")
