@@ -38,6 +38,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from skdpol import PrivateOnlineLogistic
 from skdpol.datasets import iter_chunks, make_online_classification
+from skdpol.pipeline import check_public_pipeline
 
 SCALE = 0.5  # a public constant: halve every feature
 
@@ -54,6 +55,9 @@ def main():
 
     pipe = make_pipeline(FunctionTransformer(scale),
                          PrivateOnlineLogistic(data_norm=data_norm, random_state=0))
+    # every step public or private (a StandardScaler here would publish the rows'
+    # exact mean with the model): raises PrivacyLeakError naming the step otherwise
+    check_public_pipeline(pipe)
     grid = GridSearchCV(
         pipe,
         {"privateonlinelogistic__epsilon": [0.5, 1.0, 2.0],

@@ -2,7 +2,8 @@
 
 ``PrivateHyperparameterSearch`` runs a random number of candidates (geometric,
 mean 5) drawn from the grid, each fitted on the training rows and scored with
-noise on a held-out split, and releases only the best: its parameters, its
+noise on a held-out split (by default the Brier score of its probabilities),
+and releases only the best: its parameters, its
 public model and its noisy score, all covered by epsilon 1 (delta 1e-5) in
 total -- the choice included (Papernot & Steinke 2022). The ledger holds one
 entry. Generated data (nothing is downloaded); runs in well under a minute.
@@ -32,7 +33,8 @@ def main():
         epsilon=1.0, delta=1e-5, mean_runs=5, ledger=ledger)
     search.fit(X, y, classes=[0, 1])  # the label set is public
     print("chosen:", search.best_params_)
-    print(f"noisy validation accuracy: {search.best_score_:.3f}")
+    # the default score: one minus the Brier score of the probabilities (in [0, 1])
+    print(f"noisy validation score (1 - Brier): {search.best_score_:.3f}")
     print(f"test accuracy: {search.score(X_test, y_test):.3f}")
     print("spent:", search.privacy_spent_)
     print("ledger:", ledger.spent())

@@ -1,6 +1,6 @@
 """skdpol: scikit-learn-compatible differentially private online learners."""
 
-from .exceptions import BudgetExhaustedError, PrivacyLeakWarning
+from .exceptions import BudgetExhaustedError, PrivacyLeakError, PrivacyLeakWarning
 from .feature_selection import PrivateSubmodularSelector
 from .ledger import PrivacyLedger
 from .linear_model import (
@@ -14,6 +14,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BudgetExhaustedError",
     "KernelPrivateOnlineRegressor",
+    "PrivacyLeakError",
     "PrivacyLeakWarning",
     "PrivacyLedger",
     "PrivateOnlineLogistic",

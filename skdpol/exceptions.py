@@ -1,6 +1,6 @@
 """Warnings and errors raised by skdpol."""
 
-__all__ = ["PrivacyLeakWarning", "BudgetExhaustedError"]
+__all__ = ["PrivacyLeakWarning", "PrivacyLeakError", "BudgetExhaustedError"]
 
 
 class PrivacyLeakWarning(RuntimeWarning):
@@ -13,6 +13,18 @@ class PrivacyLeakWarning(RuntimeWarning):
     False), and when a calibration kept for reproduction
     (``noise_calibration="paper"``) spends more than the stated budget
     (``privacy_spent_`` reports the true cost).
+    """
+
+
+class PrivacyLeakError(ValueError):
+    """A step would release values of the rows that no guarantee covers.
+
+    Raised before any row is read, e.g. by
+    :class:`~skdpol.model_selection.PrivateHyperparameterSearch` and
+    :func:`skdpol.pipeline.check_public_pipeline` for a Pipeline step not
+    known to be public (scikit-learn's ``StandardScaler`` publishes the exact
+    mean of its training rows). The message names the step and how to
+    declare it public (:func:`skdpol.pipeline.declare_public`).
     """
 
 

@@ -15,17 +15,17 @@ One run Q (all of it from public quantities but the two private steps):
 2. fit a clone with that candidate on the *training* rows -- a release of
    the estimator's own event F;
 3. score the fitted model on the *validation* rows: a per-row score in
-   [0, 1] (accuracy, or one minus the clipped squared error over its
-   largest value), averaged, plus discrete Gaussian noise (zCDP event S);
+   [0, 1] (:mod:`._scores`: Brier, clipped log-loss, accuracy, clipped
+   squared error), averaged, plus discrete Gaussian noise (zCDP event S);
 4. output (candidate, model, noisy score).
 
 **Sensitivity of the score (replace-one).** Each row's score lies in
-[0, 1]: accuracy is 0 or 1; for a regressor, with b = ``y_bound`` (public),
-label and prediction are both clipped to [-b, b], so
-(y - y_hat)^2 <= 4 b^2 and ``1 - (y - y_hat)^2 / (4 b^2)`` is in [0, 1].
-Replacing one of the n_val validation rows moves the mean by at most
-1 / n_val. n_val is public (the split is by row position, drawn without
-looking at the rows).
+[0, 1] (each score's range is derived in :mod:`._scores`, and the per-row
+values are clipped to it). Replacing one of the n_val validation rows
+moves the mean by at most 1 / n_val. n_val is public (the split is by row
+position, drawn without looking at the rows). The score's noise is a
+discrete Gaussian of multiplier sqrt(1 / (2 rho_run)) on that
+sensitivity: the score is ``ZCDpEvent(rho_run)`` whatever the score.
 
 **Cost of one run: parallel composition, done properly.** The split is
 public and the training and validation rows are disjoint. If the replaced
@@ -62,7 +62,10 @@ parameters of *every* grid point (a bound some candidate reads off the
 data, delta against 1/n); ``privacy_spent_.inferred`` is computed the same
 way. The docs warn that the search's running time reveals K.
 
-**Errors.** X, y and the label set are checked before the budget check and
+**Errors.** A Pipeline's earlier steps are checked first, for every grid
+point (:func:`skdpol.pipeline.check_public_step`: a step not known to be
+public is refused, since the winner's steps are released with it and a
+warning would leave the reported epsilon false). X, y and the label set are checked before the budget check and
 before any run (the estimators' own input checks: shapes, non-finite
 values, label types, labels outside ``classes``), so a run cannot fail on
 the rows half-way through a search. A candidate whose cost cannot be
@@ -71,7 +74,6 @@ says which candidate was drawn, i.e. something about K, but it aborts the
 search before anything is released or recorded).
 """
 
-import copy
 import math
 import os
 import warnings
@@ -79,8 +81,6 @@ from numbers import Real
 
 import numpy as np
 from dp_accounting import dp_event
-from dp_accounting.rdp import rdp_privacy_accountant as _rdp
-from scipy.optimize import brentq
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier, is_regressor
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import ParameterGrid
@@ -97,117 +97,31 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..accounting import PrivacySpent, epsilon_spent, gaussian_mu, zcdp_epsilon, zcdp_rho
-from ..accounting._spent import _round_up
-from ..ledger import PrivacyLedger
-from ..ledger._compose import _rdp_epsilon, compose
+from ..accounting import PrivacySpent
 from ..exceptions import PrivacyLeakWarning
-from ..ledger._hook import _placeholder_args, _Planned, record_release
+from ..ledger import PrivacyLedger
+from ..ledger._compose import compose
+from ..ledger._hook import record_release
 from ..linear_model._base import warn_delta
 from ..mechanisms import NoiseSpec
+from ..pipeline._public_steps import refuse_unless_public
 from ..utils import run_transaction
 from ..utils._stream import is_seeded
 from ..utils._warnings import user_stacklevel
+from ._fit_params import route_fit_params, training_params
+from ._repeat_select import (  # noqa: F401 (the accounting, importable from here as before)
+    _dry_run,
+    _linear_rho,
+    calibrate_epsilon,
+    draw_runs,
+    run_rho,
+    search_epsilon,
+    total_event,
+)
+from ._scores import BoundedScore, resolve_scoring
 
 # what the search sets on every run: a grid may not vary them
 _RESERVED = ("epsilon", "delta", "random_state", "ledger")
-
-
-# ---------------------------------------------------------------- accounting
-def total_event(rho_run, mean_runs, shape):
-    """The search's ``DpEvent``: K ~ (mean_runs, shape) runs of a rho_run-zCDP run."""
-    return dp_event.RepeatAndSelectDpEvent(
-        dp_event.ZCDpEvent(rho=float(rho_run)), float(mean_runs), float(shape))
-
-
-def search_epsilon(rho_run, mean_runs, shape, delta):
-    """Epsilon of :func:`total_event` at ``delta`` (dp-accounting's RDP, skdpol's orders)."""
-    return _round_up(float(_rdp_epsilon(total_event(rho_run, mean_runs, shape), delta)))
-
-
-_RHO_CACHE = {}
-
-
-def run_rho(epsilon, delta, mean_runs, shape):
-    """Largest zCDP rho of one run such that the whole search is (epsilon, delta)-DP.
-
-    Bisection on log rho (dp-accounting's RDP accountant for the repeat-and-
-    select event is monotone in the run's rho), rounded down; the search's
-    epsilon is then at most ``epsilon``. Memoised (a pure function).
-    """
-    key = (float(epsilon), float(delta), float(mean_runs), float(shape))
-    if key not in _RHO_CACHE:
-
-        def excess(log_rho):
-            return search_epsilon(math.exp(log_rho), mean_runs, shape, delta) - epsilon
-
-        # one run alone at rho is cheaper than the search (the bound adds
-        # non-negative terms), so the answer is below a single run's budget rho
-        hi = math.log(epsilon**2)  # rho >= epsilon^2 would overspend one run already
-        while excess(hi) <= 0:
-            hi += 1.0
-        lo = hi - 2.0
-        while excess(lo) > 0:
-            lo -= 2.0
-        log_rho = brentq(excess, lo, hi, xtol=1e-7)
-        rho = math.exp(log_rho) * (1 - 1e-6)
-        while excess(math.log(rho)) > 0:  # never over the target
-            rho *= 1 - 1e-4
-        _RHO_CACHE[key] = rho
-    return _RHO_CACHE[key]
-
-
-def _linear_rho(event):
-    """rho with RDP(alpha) <= rho alpha at *every* order, if ``event`` is
-    Gaussian and/or zCDP only (a Gaussian of multiplier m is 1/(2 m^2)-zCDP);
-    None otherwise."""
-    rho = zcdp_rho(event)
-    if rho is not None:
-        return float(rho)
-    mu = gaussian_mu(event)
-    if mu is not None:
-        return 0.5 * float(mu) ** 2
-    return None
-
-
-def _dry_run(estimator, args):
-    """The ``DpEvent`` ``estimator.fit(*args)`` would record, from public quantities.
-
-    The ledger's budget-check mechanism (:func:`skdpol.ledger._hook.planned_event`):
-    a deep copy fits zero rows of the arguments' shape and stops at its
-    release site. Unlike the budget check, a failure is the candidate's own
-    error and is raised as such: it was computed from zeros, the shape and
-    the public label set, so it says nothing about the rows.
-    """
-    shadow = copy.deepcopy(estimator)
-    shadow._ledger_planning = True
-    try:
-        shadow.fit(*_placeholder_args(estimator, args))
-    except _Planned as planned:
-        return planned.event
-    raise ValueError(f"{type(estimator).__name__}.fit released nothing on a dry run.")
-
-
-def draw_runs(rng, mean_runs, shape):
-    """K, from the distribution dp-accounting's bound is for.
-
-    shape = inf: Poisson(mean) (K = 0 possible); shape = 0: logarithmic;
-    otherwise the negative binomial NB(shape, gamma) conditioned on K >= 1
-    (geometric for shape = 1), with gamma from dp-accounting's own
-    mean -> gamma map (it returns the conservative end of its bisection, so
-    the distribution drawn from is exactly the one accounted for).
-    """
-    if math.isinf(shape):
-        return int(rng.poisson(mean_runs))
-    gamma = _rdp._gamma_truncated_negative_binomial(float(shape), float(mean_runs))
-    if gamma >= 1.0:
-        return 1
-    if shape == 0:
-        return int(rng.logseries(1.0 - gamma))
-    while True:  # rejection of 0: the truncated negative binomial
-        k = int(rng.negative_binomial(float(shape), gamma))
-        if k >= 1:
-            return k
 
 
 class _ReleasedPipeline(Pipeline):
@@ -241,10 +155,18 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         parameters (``PrivateOnlineLogistic``, ``PrivateOnlineRegressor``,
         ``KernelPrivateOnlineRegressor``). The search sets its ``epsilon``
         (per run), ``delta``, ``random_state`` and ``ledger=None`` (the search
-        records one entry for everything). A Pipeline's earlier steps must
-        release nothing private (no skdpol private transformer: fit those
-        once, outside the search); they are fitted on the training rows of
-        every run and treated, as everywhere in skdpol, as public maps.
+        records one entry for everything). A Pipeline's earlier steps are
+        fitted on the training rows of every run and released with the
+        winner, so each must be public (:func:`skdpol.pipeline.check_public_step`,
+        for every grid point): anything else, e.g. scikit-learn's
+        ``StandardScaler`` (the exact mean of the rows), is refused with
+        :class:`~skdpol.PrivacyLeakError` naming the step, before any row is
+        read. A skdpol private transformer is refused too (its releases would
+        repeat in every run, outside the search's event): fit it once
+        outside and pass it frozen (``sklearn.frozen.FrozenEstimator``; its
+        own guarantee then covers it, not the search's). A step the check
+        does not know may be declared public with
+        :func:`skdpol.pipeline.declare_public`.
     param_distributions : dict or list of dicts
         A grid as for ``ParameterGrid`` (lists of values); every run draws
         one of its points uniformly, data-independently. ``epsilon``,
@@ -271,11 +193,18 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
     validation_fraction : float, default=0.2
         The share of the rows held out for scoring, chosen by a random
         permutation of the row positions that reads no row (public).
-    scoring : {"auto", "accuracy", "clipped_mse"}, default="auto"
-        The per-row score in [0, 1]: accuracy (classifiers) or
-        ``1 - (clip(y) - clip(y_hat))^2 / (4 y_bound^2)`` (regressors; the
-        estimator's ``y_bound`` must be given). "auto" picks by the
-        estimator's type.
+    scoring : {"auto", "brier", "log_loss", "accuracy", "clipped_mse"} or BoundedScore, \
+default="auto"
+        The per-row validation score in [0, 1] (sensitivity of the mean
+        1 / n_val): for classifiers ``"brier"`` (one minus half the
+        multiclass Brier score), ``"log_loss"`` (one minus the log-loss
+        with probabilities floored at 0.01, over log 100; other floors:
+        ``ClippedLogLoss(p_min=...)``) or ``"accuracy"``; for regressors
+        ``"clipped_mse"``, ``1 - (clip(y) - clip(y_hat))^2 / (4 y_bound^2)``
+        (the estimator's ``y_bound`` must be given). "auto": ``"brier"``
+        for classifiers (accuracy cannot rank candidates on unbalanced
+        labels, where all predict the majority; see
+        ``docs/benchmarks/search.md``), ``"clipped_mse"`` for regressors.
     random_state : int, RandomState instance or None, default=None
         Seeds everything: the split, K, the candidates, every run's noise
         and the score's noise. Use None (fresh OS entropy) for real
@@ -326,7 +255,15 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
     and applied to the validation rows: they must be public maps that
     cannot fail on any row (e.g. an encoder with public categories and
     ``handle_unknown="ignore"``); an error they raise on a validation row
-    would depend on the data.
+    would depend on the data. The search checks this with
+    :func:`skdpol.pipeline.check_public_step` for every grid point and
+    refuses anything else (:class:`~skdpol.PrivacyLeakError`): a warning
+    would leave ``privacy_spent_`` claiming a guarantee that does not hold.
+
+    **Scores.** Accuracy cannot rank candidates that all predict the
+    majority class, which on unbalanced labels is most of them; the Brier
+    score ranks them by their probabilities at the same sensitivity
+    (ranges and sensitivities in :mod:`skdpol.model_selection._scores`).
 
     **Derivations** (score sensitivity 1 / n_val, parallel composition of
     the fit and the score, calibration) are in the module docstring of
@@ -356,6 +293,19 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
     ['algorithm', 'alpha']
     >>> bool(search.score(X, y) > 0.7)
     True
+
+    In a Pipeline, name the final step's ``classes`` as ``GridSearchCV`` does;
+    every earlier step must be public:
+
+    >>> from sklearn.pipeline import Pipeline
+    >>> from skdpol.preprocessing import PublicRangeScaler
+    >>> pipe = Pipeline([("scale", PublicRangeScaler(bounds=(-4, 4))),
+    ...                  ("logistic", PrivateOnlineLogistic(data_norm=2.0))])
+    >>> search = PrivateHyperparameterSearch(
+    ...     pipe, {"logistic__alpha": [1e-3, 1e-2]}, mean_runs=3, random_state=0)
+    >>> search = search.fit(X, y, logistic__classes=[0, 1])
+    >>> search.privacy_spent_.inferred  # the label set was given, not read
+    ()
     """
 
     _parameter_constraints = {
@@ -366,7 +316,8 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         "mean_runs": [Interval(Real, 1, None, closed="left")],
         "shape": [Interval(Real, 0, None, closed="left"), Options(Real, {np.inf})],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
-        "scoring": [StrOptions({"auto", "accuracy", "clipped_mse"})],
+        "scoring": [StrOptions({"auto", "accuracy", "brier", "log_loss", "clipped_mse"}),
+                    BoundedScore],
         "random_state": ["random_state"],
         "ledger": [PrivacyLedger, str, os.PathLike, None],
     }
@@ -418,17 +369,8 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
                 "Pipeline ending in one) with epsilon, delta and ledger parameters; got "
                 f"{type(final).__name__}.")
         if isinstance(self.estimator, Pipeline):
-            for step_name, step in self.estimator.steps[:-1]:
-                for obj in [step, *step.get_params(deep=True).values()] \
-                        if hasattr(step, "get_params") else [step]:
-                    if (type(obj).__module__.startswith("skdpol.") and hasattr(obj, "get_params")
-                            and "ledger" in obj.get_params(deep=False)):
-                        raise ValueError(
-                            f"the Pipeline's step {step_name!r} holds a private skdpol "
-                            f"{type(obj).__name__}: its releases would be repeated in every "
-                            "run and are not part of the search's event. Fit it once "
-                            "outside the search (its own release) and search over the "
-                            "final estimator.")
+            refuse_unless_public(self.estimator.steps[:-1], "the Pipeline's earlier steps are "
+                                 "fitted on the training rows of every run")
         for obj in [final] + ([s for _, s in self.estimator.steps[:-1]]
                               if isinstance(self.estimator, Pipeline) else []):
             if hasattr(obj, "get_params") and obj.get_params(deep=False).get("ledger") is not None:
@@ -466,22 +408,10 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             for key in point:
                 if key not in valid:
                     raise ValueError(f"invalid parameter {key!r} for {type(self.estimator).__name__}.")
+            if isinstance(self.estimator, Pipeline):  # every point, not the drawn ones (K)
+                refuse_unless_public(clone(self.estimator).set_params(**point).steps[:-1],
+                                     f"the grid point {point}")
         return candidates
-
-    def _scoring(self, final):
-        scoring = self.scoring
-        if scoring == "auto":
-            scoring = "accuracy" if is_classifier(final) else "clipped_mse"
-        if scoring == "accuracy" and not is_classifier(final):
-            raise ValueError("scoring='accuracy' needs a classifier.")
-        if scoring == "clipped_mse":
-            if not is_regressor(final):
-                raise ValueError("scoring='clipped_mse' needs a regressor.")
-            if getattr(final, "y_bound", None) is None:
-                raise ValueError(
-                    "a regressor's validation score is clipped to its y_bound, which must "
-                    "be given (a public bound): set y_bound on the estimator.")
-        return scoring
 
     # ----------------------------------------------------------- randomness
     def _generators(self):
@@ -502,7 +432,7 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         return secret, split, seed
 
     # ----------------------------------------------------------- fitting
-    def fit(self, X, y, classes=None):
+    def fit(self, X, y, classes=None, **fit_params):
         """Run the search and release the best run.
 
         Parameters
@@ -513,13 +443,19 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             Classifiers: the public label set, passed to every run's ``fit``.
             None reads it off y once, with ``PrivacyLeakWarning`` (flagged in
             ``privacy_spent_.inferred``), and passes it to every run.
+        **fit_params : dict
+            For a Pipeline, ``<step>__<param>`` as ``GridSearchCV`` routes
+            them: ``<final step>__classes`` is ``classes``; an earlier
+            step's parameters go to its ``fit`` (per-row ones cut to the
+            training rows).
 
         Returns
         -------
         self : object
         """
         self._validate_params()
-        run_transaction(self, self._fit, X, y, classes)
+        classes, step_params = route_fit_params(self.estimator, classes, fit_params)
+        run_transaction(self, self._fit, X, y, classes, step_params)
         return self
 
     def _validated(self, X, y, final, classes):
@@ -566,10 +502,10 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
                              f"row(s) (first rows {rows[:5].tolist()}).")
         return X, y, classes, inferred
 
-    def _fit(self, X, y, classes):
+    def _fit(self, X, y, classes, step_params):
         name, final = self._check_estimator()
         candidates = self._grid(name, final)
-        scoring = self._scoring(final)
+        scoring = resolve_scoring(self.scoring, final)
         X, y, classes, inferred = self._validated(X, y, final, classes)
         n = _num_samples(X)
         n_val = int(round(self.validation_fraction * n))
@@ -594,6 +530,7 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         val_idx, train_idx = np.sort(order[:n_val]), np.sort(order[n_val:])
         X_train, y_train = _safe_indexing(X, train_idx), y[train_idx]
         X_val, y_val = _safe_indexing(X, val_idx), y[val_idx]
+        step_params = training_params(X, step_params, train_idx)
 
         # the curator's draws: K and the candidates (never published)
         n_runs = draw_runs(secret, self.mean_runs, self.shape)
@@ -611,7 +548,7 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
             # search stated the parameter-driven ones above, once
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                Xt = run[:-1].fit_transform(X_train, y_train) \
+                Xt = run[:-1].fit_transform(X_train, y_train, **step_params) \
                     if isinstance(run, Pipeline) else X_train
                 key = (int(pick), getattr(Xt, "shape", None))
                 if key not in calibrated:
@@ -621,8 +558,9 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
                     run_final.fit(Xt, y_train, classes=classes)
                 else:
                     run_final.fit(Xt, y_train)
-                value = self._validation_score(run, scoring, run_final, X_val, y_val)
-            noisy = float(score_noise.perturb(np.array([value]), sensitivity=1.0 / n_val,
+                value = scoring(run, run_final, X_val, y_val)  # mean of [0, 1] rows
+            noisy = float(score_noise.perturb(np.array([value]),
+                                              sensitivity=scoring.sensitivity(n_val),
                                               rng=secret)[0])
             if best is None or noisy > best[0]:
                 best = (noisy, candidates[pick], run, run_final)
@@ -674,66 +612,8 @@ class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
         return names
 
     def _calibrate(self, final, Xt, y_train, classes, rho):
-        """The ``epsilon`` at which ``final.fit`` costs at most ``rho`` (zCDP).
-
-        Dry runs of the fit on zero rows of the training rows' shape (the
-        ledger's budget-check mechanism; no row is read): the first guess
-        is the zCDP epsilon of rho (exact for the discrete-Gaussian
-        default), the second the Gaussian-DP one (exact for
-        ``noise_sampler="float"``), then secant steps on log epsilon.
-        """
-        if math.isinf(rho):
-            return math.inf
-        args = (Xt, y_train, classes) if classes is not None else (Xt, y_train)
-
-        def cost(eps):
-            shadow = clone(final).set_params(epsilon=eps)
-            shadow._validate_params()  # a bad candidate's own error, before the dry run
-            event = _dry_run(shadow, args)
-            r = _linear_rho(event)
-            if r is None:
-                raise ValueError(
-                    f"{type(final).__name__}'s fit costs {event!r}, not a Gaussian or zCDP "
-                    "mechanism: private selection here needs each run's Renyi curve to be "
-                    "linear (delta > 0 and a Gaussian noise path).")
-            return r
-
-        eps = zcdp_epsilon(rho, self.delta)
-        r = cost(eps)
-        feasible = eps if r <= rho else None
-        if not (rho * (1 - 1e-3) <= r <= rho):
-            guess = epsilon_spent(dp_event.GaussianDpEvent(1.0 / math.sqrt(2 * rho)),
-                                  self.delta)[0]
-            points = [(eps, r)]
-            for _ in range(8):
-                if len(points) >= 2:  # secant on log rho vs log epsilon
-                    (e0, r0), (e1, r1) = points[-2], points[-1]
-                    slope = (math.log(r1) - math.log(r0)) / (math.log(e1) - math.log(e0)) \
-                        if e1 != e0 and r1 != r0 else 2.0
-                    guess = e1 * math.exp((math.log(rho * (1 - 2e-4)) - math.log(r1)) / slope)
-                eps = guess * (1 - 1e-9)
-                r = cost(eps)
-                points.append((eps, r))
-                if r <= rho:
-                    feasible = eps if feasible is None else max(feasible, eps)
-                    if r >= rho * (1 - 1e-3):
-                        break
-        if feasible is None:
-            raise ValueError(
-                f"could not calibrate {type(final).__name__}'s epsilon to the run's zCDP "
-                f"cost rho={rho:.3g}.")
-        return feasible
-
-    @staticmethod
-    def _validation_score(run, scoring, run_final, X_val, y_val):
-        """The mean per-row score in [0, 1] (sensitivity 1 / n_val, module docstring)."""
-        pred = run.predict(X_val)
-        if scoring == "accuracy":
-            return float(np.mean(pred == y_val))
-        b = float(run_final.y_bound)
-        err = np.clip(y_val.astype(np.float64), -b, b) - np.clip(pred, -b, b)
-        # a NaN prediction scores 0, the worst: every row's score stays in [0, 1]
-        return float(np.mean(np.nan_to_num(1.0 - err * err / (4.0 * b * b), nan=0.0)))
+        """The ``epsilon`` at which ``final.fit`` costs at most ``rho`` (zCDP)."""
+        return calibrate_epsilon(final, Xt, y_train, classes, rho, self.delta)
 
     # ----------------------------------------------------------- using
     def _best(self, X):
