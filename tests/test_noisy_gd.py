@@ -101,3 +101,31 @@ def test_it_is_stable_at_the_smoothness_bound_for_any_rows():
     gd = _gd(batch_size=5000, residual_bound=100.0, max_iter=1000)
     gd.learn(X, np.full(5000, 3.0))
     assert math.isclose(gd.published[0, 0], 3.0, rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("alpha", [0.6, 1.0, 3.0])
+@pytest.mark.parametrize("estimator", ["logistic", "regressor"])
+def test_the_step_bound_includes_the_penalty(alpha, estimator):
+    # the step was 1 / smoothness of the loss alone: with alpha >= ~0.6 the
+    # logistic fit diverged without any noise (coefficients ~1e142 at alpha=1,
+    # NaN at 3). An L2-penalised minimiser has ||w|| <= Lipschitz / alpha in
+    # unit space (augmented rows of norm <= sqrt(2), a Lipschitz constant
+    # <= sqrt(2) for the logistic loss and sqrt(2) tau for the Huber loss)
+    from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 4)) / 2
+    if estimator == "logistic":
+        y = (X @ [2.0, -1.0, 0.5, 0.0] + rng.logistic(size=2000) > 0).astype(int)
+        est = PrivateOnlineLogistic(algorithm="noisy-gd", epsilon=np.inf, alpha=alpha,
+                                    data_norm=2.0).fit(X, y)
+        w = np.append(est.coef_.ravel() * 2.0, est.intercept_)
+        lipschitz = math.sqrt(2.0)
+    else:
+        y = X @ [2.0, -1.0, 0.5, 0.0] + 0.1 * rng.normal(size=2000)
+        est = PrivateOnlineRegressor(algorithm="noisy-gd", epsilon=np.inf, alpha=alpha,
+                                     data_norm=2.0, y_bound=4.0).fit(X, y)
+        w = np.append(est.coef_ * 2.0, est.intercept_) / 4.0  # unit labels: y / y_bound
+        lipschitz = math.sqrt(2.0) * est.residual_bound
+    assert np.all(np.isfinite(w))
+    assert np.linalg.norm(w) <= lipschitz / alpha * (1 + 1e-6)

@@ -581,10 +581,10 @@ default="auto"
         n_eff = n_rows if self.trust_model == "secure-aggregation" else n_rows / math.sqrt(
             n_parties)
         if math.isinf(self.epsilon):
-            auto_rounds, lr = MAX_STEPS, 1.0 / loss.smoothness(R)
+            auto_rounds, lr = MAX_STEPS, 1.0 / (loss.smoothness(R) + self._alpha)
         else:
             auto_rounds, lr = gradient_schedule(max(n_eff, 1.0), self.epsilon, self.delta,
-                                                _OnBall(loss, B), R)
+                                                _OnBall(loss, B), R, alpha=self._alpha)
         if self.n_rounds != "auto":
             return int(self.n_rounds), 1.0 / (loss.smoothness(R) + self._alpha)
         return auto_rounds if schedule == "nesterov" else DEFAULT_ROUNDS, lr

@@ -20,7 +20,7 @@ def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilo
             "algorithm='noisy-gd' needs delta > 0: its K steps compose like sqrt(K) "
             "only under Gaussian noise (pure-DP steps would add up linearly)."
         )
-    n_steps, lr = gradient_schedule(batch_size, epsilon, delta, loss, row_bound)
+    n_steps, lr = gradient_schedule(batch_size, epsilon, delta, loss, row_bound, alpha=alpha)
     spec = NoiseSpec.calibrated(
         epsilon, delta, family=noise.family, sampler=noise.sampler,
         make_event=lambda m: round_event(noise.with_multiplier(m), n_steps))
