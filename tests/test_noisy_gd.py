@@ -118,7 +118,7 @@ def test_the_step_bound_includes_the_penalty(alpha, estimator):
     if estimator == "logistic":
         y = (X @ [2.0, -1.0, 0.5, 0.0] + rng.logistic(size=2000) > 0).astype(int)
         est = PrivateOnlineLogistic(algorithm="noisy-gd", epsilon=np.inf, alpha=alpha,
-                                    data_norm=2.0).fit(X, y)
+                                    data_norm=2.0).fit(X, y, classes=[0, 1])
         w = np.append(est.coef_.ravel() * 2.0, est.intercept_)
         lipschitz = math.sqrt(2.0)
     else:
