@@ -83,7 +83,7 @@ class AlgorithmBuilderMixin:
         # noisy-gd is unconstrained (alpha may be 0 there): no ball to bound
         radius = loss.optimum_radius(alpha) if alpha > 0 else float("inf")
         return dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
-                    row_bound=self._row_bound, batch_size=batch_size,
+                    row_bound=self._units.row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
                     calibration=self.noise_calibration, feedback=self.feedback)
 

@@ -20,21 +20,9 @@ from ..ledger import PrivacyLedger
 from ..ledger._hook import check_budget, record_release
 from ..utils import StreamMixin, row_norms_max, run_transaction
 from ..utils._stream import is_seeded
-from ..utils._validation import clip_rows_in_place
 from ..utils._warnings import user_stacklevel
 from ._algorithms import AlgorithmBuilderMixin
-from ._rows import unit_rows
-
-
-def to_original_units(W, coef_scale, intercept_scale, fit_intercept):
-    """(coef (k, d), intercept (k,)) of a unit-space model W (k, d [+ 1]):
-    ``W[:, :d] * coef_scale`` and ``W[:, d] * intercept_scale`` (zeros without
-    an intercept)."""
-    W = np.atleast_2d(np.asarray(W, dtype=np.float64))
-    d = W.shape[1] - bool(fit_intercept)
-    coef = W[:, :d] * coef_scale
-    intercept = W[:, d] * intercept_scale if fit_intercept else np.zeros(W.shape[0])
-    return coef, intercept
+from ._units import UnitSpace, to_original_units  # noqa: F401  (to_original_units: its old home)
 
 
 def make_rng(random_state):
@@ -85,15 +73,11 @@ def warn_delta(delta, n_rows):
 class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
     """Shared machinery; the estimators hold no numerics of their own.
 
-    **Units.** Every estimator learns in *unit space*: a row x becomes
-    x / data_norm, clipped to norm 1, and (with ``fit_intercept``) gets a
-    constant column 1, so augmented rows have norm <= sqrt(2); regression
-    labels become y / y_bound, clipped to [-1, 1]. Every hyper-parameter
-    (``alpha``, step sizes, thresholds) and every noise scale is therefore
-    stated for rows of norm <= 1 and means the same whatever the units of X;
-    the released model is mapped back (``coef_ = W[:, :d] * y_scale /
-    data_norm``, ``intercept_ = W[:, d] * y_scale``), so multiplying X and
-    ``data_norm`` by a constant changes no prediction.
+    **Units.** Every estimator learns in *unit space*
+    (:class:`~skdpol.linear_model._units.UnitSpace`, resolved when a stream
+    starts and kept as ``_units``): rows divided by ``data_norm`` and clipped
+    to norm 1, labels divided by ``y_bound`` and clipped to [-1, 1], and the
+    released model mapped back.
     """
 
     def __sklearn_tags__(self):
@@ -104,9 +88,6 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         tags.input_tags.sparse = False
         return tags
 
-    # the label unit (y_bound for regression, 1 for classification)
-    _y_scale = 1.0
-
     # ----------------------------------------------------------- state
     def _transaction(self, method, *args):
         """Run ``method(*args)``; on any error restore the state as it was.
@@ -114,11 +95,6 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         With a ledger budget, the call's cost is checked before any row is read."""
         check_budget(self, method, args)
         return run_transaction(self, method, *args)
-
-    @property
-    def _row_bound(self):
-        """Norm bound of an augmented unit-space row."""
-        return math.sqrt(2.0) if self.fit_intercept else 1.0
 
     def _resolve_data_norm(self, X):
         if self.data_norm is not None:
@@ -130,6 +106,24 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         )
         self._infer("data_norm")
         return row_norms_max(X) or 1.0
+
+    def _resolve_units(self, X, y=None):
+        """The stream's :class:`UnitSpace`: bounds from the parameters, or read
+        off the data with a warning (``data_norm`` first, then ``y_bound`` for
+        a regressor, whose labels ``y`` are given; a classifier passes none)."""
+        data_norm = self._resolve_data_norm(X)
+        if y is None:
+            return UnitSpace(data_norm, None, self.fit_intercept)
+        if self.y_bound is not None:
+            return UnitSpace(data_norm, float(self.y_bound), self.fit_intercept)
+        warnings.warn(
+            "y_bound is None: the label bound was read off the data, which "
+            "leaks it and voids the guarantee for it. Pass y_bound.",
+            PrivacyLeakWarning, stacklevel=user_stacklevel(),
+        )
+        self._infer("y_bound")
+        return UnitSpace(data_norm, float(np.max(np.abs(y), initial=0.0)) or 1.0,
+                         self.fit_intercept)
 
     def _validate_chunk(self, X, y, first_call, **kwargs):
         """``validate_data`` for a stream chunk (``kwargs``: its other options).
@@ -176,32 +170,6 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
     def _rounds(self):
         """Planned rounds of the stream (None: unbounded)."""
         return None if self.horizon is None else max(1, self.horizon // self.batch_size_)
-
-    def _unit_rows(self, X, intercept=None):
-        """Rows in unit space: X / data_norm clipped to norm 1 (one copy), plus
-        the constant column 1 when ``intercept`` (default: ``fit_intercept``).
-        NaN or infinity in ``X`` raise scikit-learn's error."""
-        intercept = self.fit_intercept if intercept is None else intercept
-        d = X.shape[1]
-        out = np.empty((X.shape[0], d + 1)) if intercept else np.empty_like(X, dtype=np.float64)
-        np.multiply(X, 1.0 / self._data_norm, out=out[:, :d])
-        if intercept:
-            out[:, d] = 1.0
-        clip_rows_in_place(out[:, :d], 1.0, raw=X)  # and NaN / inf in X raise here
-        return out
-
-    def _augment(self, X, lazy=False):
-        """Unit rows with the intercept column; ``lazy``: uncopied
-        (:class:`~skdpol.linear_model._rows.UnitRows`, for algorithms whose
-        rounds only take gradients)."""
-        if lazy:
-            return unit_rows(X, self._data_norm, self.fit_intercept)
-        return self._unit_rows(X)
-
-    def _to_original_units(self, W):
-        """(coef (k, d), intercept (k,)) of a unit-space model W (k, d [+ 1])."""
-        return to_original_units(W, self._y_scale / self._data_norm, self._y_scale,
-                                 self.fit_intercept)
 
     def _spent(self, event, releases):
         if math.isinf(self.epsilon):

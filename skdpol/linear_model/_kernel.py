@@ -8,7 +8,6 @@ the numerics are in :mod:`skdpol.kernel` and :mod:`skdpol.online`.
 """
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -16,7 +15,6 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..exceptions import PrivacyLeakWarning
 from ..kernel import KERNELS, KernelORLS, RandomFourierFeatures
 from ..kernel._release import final_release
 from ..mechanisms import NoiseSpec
@@ -30,9 +28,7 @@ from ..online import (
     round_event,
     steps_per_round,
 )
-from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
-from ..utils._warnings import user_stacklevel
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicKernelRegressor, kernel_predict
 
@@ -258,28 +254,14 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         """Resolve the bounds, derive the stream's generators, draw the public map."""
         if one_release:
             self._begin_one_release(X.shape[0])
-        self._data_norm = self._resolve_data_norm(X)
-        if self.y_bound is None:
-            warnings.warn(
-                "y_bound is None: the label bound was read off the data, which "
-                "leaks it and voids the guarantee for it. Pass y_bound.",
-                PrivacyLeakWarning, stacklevel=user_stacklevel(),
-            )
-            self._infer("y_bound")
-            self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0
-        else:
-            self._y_bound = float(self.y_bound)
+        units = self._units = self._resolve_units(X, y)
         features_rng, self._rng = self._rng.spawn(2)
         # the kernel of the unit-space rows x / data_norm: gamma is unit-free
-        unit_gamma = (self.gamma / self._data_norm**2 if self.kernel == "rbf"
-                      else self.gamma / self._data_norm)
+        unit_gamma = (self.gamma / units.data_norm**2 if self.kernel == "rbf"
+                      else self.gamma / units.data_norm)
         self.random_features_ = RandomFourierFeatures(  # cos/sin pairs: an even count
             X.shape[1], self.n_components + self.n_components % 2, kernel=self.kernel,
             gamma=unit_gamma, intercept=self.fit_intercept, rng=features_rng)
-
-    @property
-    def _y_scale(self):
-        return self._y_bound
 
     def _auto_round(self, n_rows):
         # one round per call: noisy GD takes its steps inside a round, and the
@@ -337,16 +319,15 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             mechanism=self._mechanism)
 
     def _publish(self, w):
-        w = np.asarray(w, dtype=np.float64).reshape(-1) * self._y_bound
+        # feature space: the weights only take the label unit back (the
+        # features, not the rows, carry the unit of X)
+        w = np.asarray(w, dtype=np.float64).reshape(-1) * self._units.y_scale
         if self.fit_intercept:
             self.coef_ = w[:-1].copy()
             self.intercept_ = float(w[-1] * math.sqrt(0.5))  # the constant feature's value
         else:
             self.coef_ = w.copy()
             self.intercept_ = 0.0
-
-    def _unit_labels(self, y):
-        return clip_labels(y * (1.0 / self._y_bound), 1.0)
 
     # ----------------------------------------------------------- learning
     def _learn(self, X, y, progressive):
@@ -360,7 +341,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             self._start(X, y)
             self._start_stream(self._rounds())
         F = self.random_features_.transform(X)
-        yc = self._unit_labels(y)
+        yc = self._units.labels(y)
         self._algo.check_room(X.shape[0])  # all checks done: from here on, mutate
         self._algo.learn(F, yc)
         self._releases += 1
@@ -372,7 +353,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
         self._start(X, y, one_release=True)
         F = self.random_features_.transform(X)
-        yc = self._unit_labels(y)
+        yc = self._units.labels(y)
         algorithm = self.algorithm_ = self._algorithm_for(stream=False)
         self.n_iter_ = 1
         if algorithm == "gd":

@@ -322,7 +322,7 @@ default="auto"
                 self._infer("classes")
             self._set_classes(classes, y)
             self._classes_inferred = "classes" in self._inferred
-            self._data_norm = self._resolve_data_norm(X)
+            self._units = self._resolve_units(X)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()} differs from the first "
@@ -330,7 +330,8 @@ default="auto"
             )
         encoded = self._encode(y)
         # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
-        Xa = self._augment(X, lazy=self._algorithm_for(stream=True) in ("ftrl", "ftal"))
+        Xa = (self._units.lazy_rows(X) if self._algorithm_for(stream=True) in ("ftrl", "ftal")
+              else self._units.rows(X))
         if first_call:
             self.algorithm_ = self._algorithm_for(stream=True)
             self._start_gradient_stream(self._loss(), Xa.shape[1])
@@ -339,7 +340,7 @@ default="auto"
         return models, X
 
     def _publish(self, W):
-        self.coef_, self.intercept_ = self._to_original_units(W)
+        self.coef_, self.intercept_ = self._units.to_original(W)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, classes=None):
@@ -370,9 +371,9 @@ default="auto"
         self._set_classes(classes, y)
         self._classes_inferred = "classes" in self._inferred
         encoded = self._encode(y)
-        self._data_norm = self._resolve_data_norm(X)
+        units = self._units = self._resolve_units(X)
         self.algorithm_ = self._algorithm_for(stream=False)
-        W, event = self._fit_gradient(self._loss(), self._augment(X), encoded, batch)
+        W, event = self._fit_gradient(self._loss(), units.rows(X), encoded, batch)
         self._record_one_release(X.shape[0], W, event)
 
     # ----------------------------------------------------------- using
@@ -447,7 +448,7 @@ default="auto"
         if not hasattr(self, "_algo"):
             raise ValueError("call partial_fit with classes first.")
         models, Xv = self._transaction(self._learn, X, y, None, True)
-        scores = np.einsum("nkd,nd->nk", models, self._augment(Xv))
+        scores = np.einsum("nkd,nd->nk", models, self._units.rows(Xv))
         return _proba(scores[:, 0] if scores.shape[1] == 1 else scores)
 
     def public_model(self):

@@ -10,7 +10,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import paper_tree_sigma
-from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ..online import (
@@ -21,17 +20,11 @@ from ..online import (
     one_shot_ridge,
 )
 from ..online._ftl import RidgeRelease
-from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
 from ..losses import SquaredLoss
 from ..losses._linear import HuberLoss
 from ..utils._warnings import user_stacklevel
-from ._base import (
-    SHARED_CONSTRAINTS,
-    PrivateLinearMixin,
-    StreamingRegressorMixin,
-    to_original_units,
-)
+from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicLinearRegressor
 
 # unit-space ridge weight of PQFTL and the gradient family (alpha=None): 1e-3
@@ -43,14 +36,14 @@ DEFAULT_ALPHA = 1e-3
 class _Published:
     """The regressor's published model in the user's units: a unit-space
     release (an array, or a :class:`~skdpol.online._ftl.RidgeRelease` solved
-    on first read) and the public scales that map it back. Released
-    quantities only; it is computed once, when first read."""
+    on first read) and the public :class:`~skdpol.linear_model._units.UnitSpace`
+    that maps it back. Released quantities only; it is computed once, when
+    first read."""
 
-    def __init__(self, W, coef_scale, intercept_scale, fit_intercept):
+    def __init__(self, W, units):
         if not isinstance(W, RidgeRelease):  # a copy: never an algorithm's own array
             W = np.array(W, dtype=np.float64)
-        self.W, self.coef_scale, self.intercept_scale = W, coef_scale, intercept_scale
-        self.fit_intercept = bool(fit_intercept)
+        self.W, self.units = W, units
         self._model = None
 
     def __getstate__(self):
@@ -61,8 +54,7 @@ class _Published:
         """(coef_, intercept_)."""
         if self._model is None:
             W = self.W.coef if isinstance(self.W, RidgeRelease) else self.W
-            coef, intercept = to_original_units(W, self.coef_scale, self.intercept_scale,
-                                                self.fit_intercept)
+            coef, intercept = self.units.to_original(W)
             self._model = (coef[0], float(intercept[0]))
         return self._model
 
@@ -244,24 +236,6 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             if self.delta == 0:
                 raise ValueError("noise_calibration='paper' needs delta > 0.")
 
-    def _resolve_bounds(self, X, y):
-        """Bounds from parameters, or read off the data with a warning."""
-        self._data_norm = self._resolve_data_norm(X)
-        if self.y_bound is not None:
-            self._y_bound = float(self.y_bound)
-            return
-        warnings.warn(
-            "y_bound is None: the label bound was read off the data, which "
-            "leaks it and voids the guarantee for it. Pass y_bound.",
-            PrivacyLeakWarning, stacklevel=user_stacklevel(),
-        )
-        self._infer("y_bound")
-        self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0
-
-    @property
-    def _y_scale(self):
-        return self._y_bound
-
     def _auto_algorithm(self, stream):
         """``"auto"``: PQFTL ("ftl") for streams, and for ``fit`` noisy GD on
         the Huber loss when delta > 0 (else PQFTL's one release)."""
@@ -290,14 +264,6 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             return 1
         return super()._auto_round(n_rows)
 
-    def _unit_scales(self):
-        """PQFTL's ``row_scale`` and ``label_scale``: raw units to unit space."""
-        return {"row_scale": 1.0 / self._data_norm, "label_scale": 1.0 / self._y_bound}
-
-    def _unit_labels(self, y):
-        """Labels in unit space: y / y_bound clipped to [-1, 1]."""
-        return clip_labels(y * (1.0 / self._y_bound), 1.0)
-
     def _noise_multiplier(self, make_event):
         """Multiplier that makes ``make_event(m)`` cost (epsilon, delta)."""
         return NoiseSpec.calibrated(self.epsilon, self.delta, family=self._noise,
@@ -311,10 +277,11 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             # Line 8 passes R as the bound of y v, whose norm reaches R^2; we pass
             # R^2, the bound Algorithm 5 requires of its input. (Unit space:
             # rows of norm <= sqrt(2), labels in [-1, 1].)
-            R = max(self._row_bound, 1.0)
+            R = max(self._units.row_bound, 1.0)
             sigma = paper_tree_sigma(R**2, self.epsilon / 2, self.delta / 2, n_rounds)
             # unit noise in the scaled coordinates = the paper's sigma in both sums
-            return sigma, sigma, 1.0 / joint_sensitivity(self._row_bound, 1.0, sigma, sigma)
+            return sigma, sigma, 1.0 / joint_sensitivity(self._units.row_bound, 1.0, sigma,
+                                                          sigma)
         return None, None, None
 
     def _multiplier_and_scales(self, n_rounds, make_event):
@@ -323,16 +290,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             m = self._noise_multiplier(make_event)
         return s_V, s_u, m
 
-    @property
-    def _intercept(self):
-        """The constant column's value in unit space (None without an intercept)."""
-        return 1.0 if self.fit_intercept else None
-
     def _publish(self, coef):
         # FTL's (d,) or RidgeRelease, or the gradient family's (1, d): mapped
         # to the user's units (and a RidgeRelease solved) when first read
-        self._published = _Published(coef, self._y_scale / self._data_norm, self._y_scale,
-                                     self.fit_intercept)
+        self._published = _Published(coef, self._units)
 
     @property
     def coef_(self):
@@ -363,13 +324,14 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
         self._check_horizon(X.shape[0], X)
         if self._start_or_continue("_ftl", X.shape[0]):
-            self._resolve_bounds(X, y)
+            self._units = self._resolve_units(X, y)
             self._start_stream()
         # PQFTL moves the raw rows to unit space itself (uncopied float sums
         # when no row needs clipping, else its exact grid: one copy of the
         # chunk): rows X / data_norm clipped to norm 1, labels y / y_bound
-        # clipped to [-1, 1], as _unit_rows / _unit_labels
-        models = self._learn_gradient(X, y, progressive, algo=self._ftl, **self._unit_scales())
+        # clipped to [-1, 1], as UnitSpace.rows / UnitSpace.labels
+        models = self._learn_gradient(X, y, progressive, algo=self._ftl,
+                                      **self._units.ftl_scales())
         ftl = self._ftl  # its release is solved when first read (a stream read once pays once)
         self._record_stream(X.shape[0], ftl.deferred_release(), ftl.event(), ftl.n_rows_used)
         return (None if models is None else models[:, 0, :]), X
@@ -381,12 +343,12 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
         self._check_horizon(X.shape[0], X)
         if self._start_or_continue("_algo", X.shape[0]):
-            self._resolve_bounds(X, y)
-        Xa = self._augment(X)
+            self._units = self._resolve_units(X, y)
+        Xa = self._units.rows(X)
         if first_call:
             self._start_gradient_stream(self._loss(self.algorithm_), Xa.shape[1])
             self._warn_seed_algorithm()
-        models = self._learn_gradient(Xa, self._unit_labels(y), progressive)
+        models = self._learn_gradient(Xa, self._units.labels(y), progressive)
         self._record_algorithm(X.shape[0], self._algo)
         coefs = None if models is None else models[:, 0, :]
         return coefs, X
@@ -400,10 +362,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         )
         self._ftl = PrivateQuadraticFTL(
             n_features=self.n_features_in_ + self.fit_intercept, alpha=self._alpha_for("ftl"),
-            row_bound=self._row_bound, label_bound=1.0,
+            row_bound=self._units.row_bound, label_bound=1.0,
             noise=self._noise_spec.with_multiplier(m), horizon=n_rounds,
             batch_size=self.batch_size_, rng=self._rng, V_scale=s_V, u_scale=s_u,
-            intercept=self._intercept, mechanism=self._mechanism,
+            intercept=self._units.intercept, mechanism=self._mechanism,
         )
 
     def _fit(self, X, y):
@@ -413,13 +375,13 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._check_params(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
         self._begin_one_release(X.shape[0])
-        self._resolve_bounds(X, y)
+        units = self._units = self._resolve_units(X, y)
         s_V, s_u, m = self._multiplier_and_scales(
             X.shape[0], lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
         coef, event = one_shot_ridge(
-            X, y, alpha=self._alpha_for("ftl"), row_bound=self._row_bound, label_bound=1.0,
+            X, y, alpha=self._alpha_for("ftl"), row_bound=units.row_bound, label_bound=1.0,
             noise=self._noise_spec.with_multiplier(m), rng=self._rng, V_scale=s_V,
-            u_scale=s_u, intercept=self._intercept, **self._unit_scales(),
+            u_scale=s_u, intercept=units.intercept, **units.ftl_scales(),
         )
         self._record_one_release(X.shape[0], coef, event)
 
@@ -433,9 +395,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             # round: a batch_size set for ftrl / ftal / mi-ogd streams does
             # not apply to it (an explicit igd with batch_size > 1 is refused)
             batch = 1
-        self._resolve_bounds(X, y)
-        W, event = self._fit_gradient(self._loss(self.algorithm_), self._augment(X),
-                                      self._unit_labels(y), batch)
+        units = self._units = self._resolve_units(X, y)
+        W, event = self._fit_gradient(self._loss(self.algorithm_), units.rows(X),
+                                      units.labels(y), batch)
         self._record_one_release(X.shape[0], W, event)
         self._warn_seed_algorithm()
 
@@ -511,7 +473,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._validate_params()
         coefs, X = self._transaction(self._learn, X, y, True)
         # each row meets the model published before it (mapped from unit space)
-        coef, intercept = self._to_original_units(coefs)
+        coef, intercept = self._units.to_original(coefs)
         pred = np.einsum("ij,ij->i", coef, X) + intercept
         return (pred, coef, intercept) if return_coef else pred
 
