@@ -21,7 +21,7 @@ from ..ledger._hook import check_budget, record_release
 from ..utils import StreamMixin, row_norms_max, run_transaction
 from ..utils._stream import is_seeded
 from ..utils._warnings import user_stacklevel
-from ._algorithms import AlgorithmBuilderMixin
+from ._algorithms import GRADIENT_ROUND, AlgorithmBuilderMixin  # noqa: F401  (GRADIENT_ROUND: its old home)
 from ._units import UnitSpace, to_original_units  # noqa: F401  (to_original_units: its old home)
 
 
@@ -43,6 +43,7 @@ SHARED_CONSTRAINTS = {
     "horizon": [Interval(Integral, 1, None, closed="left"), None],
     "noise_calibration": [StrOptions({"tight", "paper"})],
     "noise_sampler": [StrOptions({"float", "discrete"})],
+    "mechanism": [StrOptions({"auto", "tree", "blt"})],
     "fit_intercept": ["boolean"],
     "random_state": ["random_state"],
     "ledger": [PrivacyLedger, str, os.PathLike, None],
@@ -52,11 +53,6 @@ SHARED_CONSTRAINTS = {
 # batch_size="auto", n rows make about FIT_ROUNDS rounds (the last one padded
 # with zero rows, which carry no data and no gradient, so every row is used)
 FIT_ROUNDS = 64
-
-# the gradient family's largest round with batch_size="auto" (rows): a round is
-# one gradient step; 512 was the measured best fixed size on the generated
-# streams (docs/benchmarks/logistic.md)
-GRADIENT_ROUND = 512
 
 
 def warn_delta(delta, n_rows):
@@ -159,13 +155,6 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         if one_release:
             return -(-int(n_rows) // FIT_ROUNDS)
         return self._auto_round(max(int(n_rows), 1))
-
-    def _auto_round(self, n_rows):
-        """The gradient family's rounds for a first call of ``n_rows``: a round
-        is one gradient step, so the call is cut into even rounds of at most
-        GRADIENT_ROUND rows (the measured best fixed size) rather than one."""
-        n_rounds = -(-n_rows // GRADIENT_ROUND)
-        return -(-n_rows // n_rounds)
 
     def _rounds(self):
         """Planned rounds of the stream (None: unbounded)."""

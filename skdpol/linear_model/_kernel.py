@@ -215,7 +215,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         "horizon": SHARED_CONSTRAINTS["horizon"],
         "noise_calibration": [StrOptions({"tight"})],
         "noise_sampler": SHARED_CONSTRAINTS["noise_sampler"],
-        "mechanism": [StrOptions({"auto", "tree", "blt"})],
+        "mechanism": SHARED_CONSTRAINTS["mechanism"],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
         "ledger": SHARED_CONSTRAINTS["ledger"],
@@ -262,6 +262,8 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self.random_features_ = RandomFourierFeatures(  # cos/sin pairs: an even count
             X.shape[1], self.n_components + self.n_components % 2, kernel=self.kernel,
             gamma=unit_gamma, intercept=self.fit_intercept, rng=features_rng)
+
+    _kind = "kernel"  # no entry of the linear algorithms' registry
 
     def _auto_round(self, n_rows):
         # one round per call: noisy GD takes its steps inside a round, and the

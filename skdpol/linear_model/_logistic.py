@@ -1,37 +1,21 @@
 """PrivateOnlineLogistic: logistic regression on a stream, binary and multiclass."""
 
-import math
 import warnings
 from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyLeakWarning
-from ..losses import LogisticLoss, MultinomialLoss
 from ..utils._docstrings import inject_docstring
 from ..utils._warnings import user_stacklevel
+from ..online._registry import ALGORITHMS, CLASSIFIER
+from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._public import PublicLinearClassifier, _decision, _predict, _proba
-
-# unit-space alpha of the tree and IGD algorithms (alpha=None); measured on
-# Adult, one pass in chunks of 1,000 (benchmarks/bench_real.py): the best of
-# 0.003-0.03 for 6,000 and 32,561 rows at epsilon 1 and inf
-DEFAULT_ALPHA = 0.01
-# "ftrl" with a known horizon of n rows: alpha = min(DEFAULT_ALPHA, FTRL_ALPHA_SCALE /
-# sqrt(n)). FTRL on linearised losses wants a total regulariser growing like
-# sqrt(n) (McMahan 2017, "A survey of algorithms and analysis for adaptive online
-# learning", section 3), i.e. a per-row alpha ~ 1/sqrt(n); the horizon is public,
-# and for the logistic losses the gradient bound (the sensitivity) does not depend
-# on alpha. The constant is the Adult optimum at 32,561 rows (alpha ~ 0.004 in
-# the sweep 0.002-0.01 at epsilon 0.5, 1, 2, inf); it also gains 1.5 (binary) and
-# 3 (3 classes) points on the generated 180,000-row stream at epsilon 1 and inf
-# (docs/logistic.md). Below ~4,900 rows the rule gives DEFAULT_ALPHA back.
-FTRL_ALPHA_SCALE = 0.7
-
 
 @inject_docstring()
 class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
@@ -185,9 +169,10 @@ default="auto"
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
-        "algorithm": [StrOptions({"auto", "ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd"})],
-        "mechanism": [StrOptions({"auto", "tree", "blt"})],
+        "algorithm": algorithm_constraint(CLASSIFIER),
     }
+
+    _kind = CLASSIFIER
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
                  algorithm="auto", feedback="full", batch_size="auto", horizon=None,
@@ -250,32 +235,6 @@ default="auto"
             return np.where(index == 1, 1.0, -1.0)
         return index.astype(np.float64)
 
-    def _auto_algorithm(self, stream):
-        """``"auto"``: "ftrl" for a stream; for ``fit``, one round of noisy
-        full-batch gradient descent when delta > 0 (its K steps compose as
-        Gaussians), else POL ("igd", pure DP). ``noise_calibration="paper"``
-        keeps the seeds' algorithms."""
-        if stream:
-            return "ftrl"
-        if self.delta == 0 or self.noise_calibration == "paper":
-            return "igd"
-        return "noisy-gd"
-
-    def _default_alpha(self, algorithm):
-        # noisy GD: no penalty (its finite T already regularises; a penalty of
-        # 1e-3 cost 0.7 point on Adult); ftrl over a known horizon: see
-        # FTRL_ALPHA_SCALE; the others: DEFAULT_ALPHA
-        if algorithm == "noisy-gd":
-            return 0.0
-        if algorithm == "ftrl" and self.horizon is not None:
-            return min(DEFAULT_ALPHA, FTRL_ALPHA_SCALE / math.sqrt(self.horizon))
-        return DEFAULT_ALPHA
-
-    def _loss(self):
-        if self.classes_.size == 2:
-            return LogisticLoss()
-        return MultinomialLoss(self.classes_.size)
-
     # ----------------------------------------------------------- learning
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None):
@@ -304,7 +263,7 @@ default="auto"
         self._leave_one_shot()
         self._check_live_stream()
         first_call = not hasattr(self, "_algo")
-        self._check_gradient_params()
+        self._check_algorithm()
         inherited = False
         if first_call and classes is None and hasattr(self, "classes_"):
             classes, inherited = self.classes_, True  # a stream after fit keeps fit's labels
@@ -330,11 +289,12 @@ default="auto"
             )
         encoded = self._encode(y)
         # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
-        Xa = (self._units.lazy_rows(X) if self._algorithm_for(stream=True) in ("ftrl", "ftal")
+        algorithm = self._algorithm_for(stream=True)
+        Xa = (self._units.lazy_rows(X) if CLASSIFIER in ALGORITHMS[algorithm].lazy_rows
               else self._units.rows(X))
         if first_call:
-            self.algorithm_ = self._algorithm_for(stream=True)
-            self._start_gradient_stream(self._loss(), Xa.shape[1])
+            self.algorithm_ = algorithm
+            self._start_gradient_stream(self._loss(algorithm), Xa.shape[1])
         models = self._learn_gradient(Xa, encoded, trace)
         self._record_algorithm(X.shape[0], self._algo)
         return models, X
@@ -363,7 +323,7 @@ default="auto"
         return self
 
     def _fit(self, X, y, classes):
-        self._check_gradient_params(stream=False)
+        self._check_algorithm(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
         self.__dict__.pop("classes_", None)
@@ -373,7 +333,7 @@ default="auto"
         encoded = self._encode(y)
         units = self._units = self._resolve_units(X)
         self.algorithm_ = self._algorithm_for(stream=False)
-        W, event = self._fit_gradient(self._loss(), units.rows(X), encoded, batch)
+        W, event = self._fit_gradient(self._loss(self.algorithm_), units.rows(X), encoded, batch)
         self._record_one_release(X.shape[0], W, event)
 
     # ----------------------------------------------------------- using

@@ -6,14 +6,13 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import paper_tree_sigma
 from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ..online import (
-    GRADIENT_ALGORITHMS,
     PrivateQuadraticFTL,
     joint_sensitivity,
     one_shot_event,
@@ -21,15 +20,12 @@ from ..online import (
 )
 from ..online._ftl import RidgeRelease
 from ..utils._docstrings import inject_docstring
-from ..losses import SquaredLoss
-from ..losses._linear import HuberLoss
 from ..utils._warnings import user_stacklevel
+from ..online._registry import ALGORITHMS, REGRESSOR
+from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicLinearRegressor
 
-# unit-space ridge weight of PQFTL and the gradient family (alpha=None): 1e-3
-# and 1e-4 measured alike on the generated stream (R^2 0.794 at epsilon = 1)
-DEFAULT_ALPHA = 1e-3
 
 
 @inject_docstring()
@@ -199,12 +195,12 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "y_bound": [Interval(Real, 0, None, closed="neither"), None],
-        "algorithm": [StrOptions({"auto", "ftl", "noisy-gd", "ftrl", "ftal", "igd", "giga",
-                                  "mi-ogd"})],
+        "algorithm": algorithm_constraint(REGRESSOR),
         "residual_bound": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
-        "mechanism": [StrOptions({"auto", "tree", "blt"})],
     }
+
+    _kind = REGRESSOR
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
                  alpha=None, algorithm="auto", residual_bound=0.125, feedback="full",
@@ -229,41 +225,6 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self.ledger = ledger
 
     # ----------------------------------------------------------- set-up
-    def _check_params(self, stream=True):
-        if self.noise_calibration == "paper":
-            if stream and self.horizon is None:
-                raise ValueError("noise_calibration='paper' needs a finite horizon.")
-            if self.delta == 0:
-                raise ValueError("noise_calibration='paper' needs delta > 0.")
-
-    def _auto_algorithm(self, stream):
-        """``"auto"``: PQFTL ("ftl") for streams, and for ``fit`` noisy GD on
-        the Huber loss when delta > 0 (else PQFTL's one release)."""
-        if stream or self.delta == 0 or self.noise_calibration == "paper":
-            return "ftl"
-        return "noisy-gd"
-
-    def _default_alpha(self, algorithm):
-        # noisy GD: unpenalised (its finite number of steps regularises, as for
-        # the classifier); the others: DEFAULT_ALPHA
-        return 0.0 if algorithm == "noisy-gd" else DEFAULT_ALPHA
-
-    def _loss(self, algorithm):
-        """Squared loss; noisy GD's Huber loss clips residuals at residual_bound."""
-        return HuberLoss(self.residual_bound) if algorithm == "noisy-gd" else SquaredLoss(1.0)
-
-    def _auto_round(self, n_rows):
-        # PQFTL and noisy GD: one round per call (a leaf of the tree, the
-        # fewest levels; noisy GD takes its steps inside a round);
-        # IGD's squared-loss step bound holds for one row a round, and MI-OGD's
-        # steps on the squared loss are tuned for per-row rounds (as before "auto")
-        algorithm = self._algorithm_for(stream=True)
-        if algorithm in ("ftl", "noisy-gd"):
-            return n_rows
-        if algorithm in ("igd", "mi-ogd"):
-            return 1
-        return super()._auto_round(n_rows)
-
     def _noise_multiplier(self, make_event):
         """Multiplier that makes ``make_event(m)`` cost (epsilon, delta)."""
         return NoiseSpec.calibrated(self.epsilon, self.delta, family=self._noise,
@@ -320,7 +281,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         if self.algorithm_ != "ftl":
             return self._learn_other(X, y, progressive)
         first_call = not hasattr(self, "_ftl")
-        self._check_params()
+        self._check_algorithm()
         X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
         self._check_horizon(X.shape[0], X)
         if self._start_or_continue("_ftl", X.shape[0]):
@@ -339,7 +300,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     def _learn_other(self, X, y, progressive):
         """The gradient family (igd, giga, ftal, mi-ogd) with the squared loss."""
         first_call = not hasattr(self, "_algo")
-        self._check_gradient_params()
+        self._check_algorithm()
         X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
         self._check_horizon(X.shape[0], X)
         if self._start_or_continue("_algo", X.shape[0]):
@@ -372,7 +333,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self.algorithm_ = self._algorithm_for(stream=False)
         if self.algorithm_ != "ftl":
             return self._fit_other(X, y)
-        self._check_params(stream=False)
+        self._check_algorithm(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
         self._begin_one_release(X.shape[0])
         units = self._units = self._resolve_units(X, y)
@@ -386,10 +347,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._record_one_release(X.shape[0], coef, event)
 
     def _fit_other(self, X, y):
-        self._check_gradient_params(stream=False)
+        self._check_algorithm(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
         batch = self._begin_one_release(X.shape[0])
-        if self.algorithm_ not in ("giga", "noisy-gd") and (
+        if REGRESSOR in ALGORITHMS[self.algorithm_].fit_per_row and (
                 self.batch_size == "auto" or self.algorithm_ != "igd"):
             # POL runs IGD, whose squared-loss step bound holds for one row a
             # round: a batch_size set for ftrl / ftal / mi-ogd streams does
@@ -406,7 +367,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         on the squared loss they are for comparison, and their models can be
         far worse than predicting the mean (measured in docs/regressor.md,
         "Other algorithms"). A function of public parameters only."""
-        if self.algorithm not in GRADIENT_ALGORITHMS or self.algorithm == "noisy-gd":
+        spec = ALGORITHMS.get(self.algorithm)
+        if spec is None or REGRESSOR not in spec.comparison_only:  # "auto", ftl, noisy-gd
             return
         base = getattr(getattr(self, "_algo", None), "base", None)
         free = getattr(base, "free_rounds", 0)
