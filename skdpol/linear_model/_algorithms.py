@@ -4,7 +4,7 @@ The estimator shells (:mod:`._base`) keep bounds, transactions, accounting
 and tags; this mixin turns their public parameters into the noise (family
 and mechanism) and the gradient-family algorithm (igd, giga, ftal, ftrl,
 mi-ogd, noisy-gd; :func:`skdpol.online.make_stream` and
-:func:`skdpol.online.fit_once`), and feeds and records it. Whatever depends
+:func:`skdpol.online.fit_once`) of a stream (:mod:`._streams`). Whatever depends
 on the algorithm's name (defaults, loss, round size, which combinations are
 refused) is read from the registry, :data:`skdpol.online._registry.ALGORITHMS`.
 """
@@ -137,45 +137,35 @@ class AlgorithmBuilderMixin:
         return -(-n_rows // n_rounds)
 
     # ----------------------------------------------------------- gradient family
-    def _publish_mi(self):
+    def _publish_mi(self, stream):
         spec = ALGORITHMS.get(self.algorithm)
-        if spec is not None and spec.mutual_information and hasattr(self, "_algo"):
-            self.mutual_information_bound_ = self._algo.mutual_information_bound()
+        if spec is not None and spec.mutual_information and stream.algorithm is not None:
+            self.mutual_information_bound_ = stream.algorithm.mutual_information_bound()
         else:
             self.__dict__.pop("mutual_information_bound_", None)
 
-    def _algorithm_params(self, loss, n_columns, batch_size, stream):
+    def _algorithm_params(self, units, loss, n_columns, batch_size, stream):
         alpha = self._alpha_for(self._algorithm_for(stream))
         # noisy-gd is unconstrained (alpha may be 0 there): no ball to bound
         radius = loss.optimum_radius(alpha) if alpha > 0 else float("inf")
         return dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
-                    row_bound=self._units.row_bound, batch_size=batch_size,
+                    row_bound=units.row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
                     calibration=self.noise_calibration, feedback=self.feedback)
 
-    def _start_gradient_stream(self, loss, n_columns):
+    def _start_gradient_stream(self, stream, loss, n_columns):
+        """Build ``stream``'s gradient-family algorithm
+        (:func:`skdpol.online.make_stream`)."""
         # mechanism: the prefix sums' release of ftal / ftrl (the others have none)
-        self._algo = make_stream(self._algorithm_for(stream=True),
-                                 **self._algorithm_params(loss, n_columns, self.batch_size_, True),
-                                 horizon=self._rounds(), rng=self._rng,
-                                 mechanism=self._mechanism)
+        stream.algorithm = make_stream(
+            self._algorithm_for(stream=True),
+            **self._algorithm_params(stream.units, loss, n_columns, stream.batch_size, True),
+            horizon=self._rounds(stream.batch_size), rng=self._rng, mechanism=self._mechanism)
 
-    def _learn_gradient(self, Xa, ya, trace, algo=None, **scales):
-        """Feed a stream's algorithm (``self._algo`` by default): every one
-        (RoundBuffer subclasses, POCP, PQFTL) takes ``learn(X, y, trace)`` and
-        returns, with ``trace``, the (n, k, d) models published before each row.
-        ``scales`` (PQFTL's ``row_scale``, ``label_scale``) go to ``learn``."""
-        algo = self._algo if algo is None else algo
-        algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
-        models = algo.learn(Xa, ya, trace=trace, **scales)
-        self._releases += Xa.shape[0] if trace else 1
-        return models
-
-    def _record_algorithm(self, n_rows, algo):
-        """Publish a stream algorithm's current model and cost after ``n_rows`` more rows."""
-        self._record_stream(n_rows, algo.published, algo.event(), algo.n_rows_used)
-
-    def _fit_gradient(self, loss, Xa, ya, batch_size):
+    def _fit_gradient(self, stream, loss, Xa, ya, batch_size):
+        """``fit``'s one release of the gradient family
+        (:func:`skdpol.online.fit_once`); a stream it ran stays ``stream``'s
+        algorithm (MI-OGD's bound reads it)."""
         algorithm = self._algorithm_for(stream=False)
         if ALGORITHMS[algorithm].family == "noisy-gd":
             batch_size = Xa.shape[0]  # one round of every row
@@ -186,9 +176,10 @@ class AlgorithmBuilderMixin:
         if extra:
             Xa = np.vstack([Xa, np.zeros((extra, Xa.shape[1]))])
             ya = np.concatenate([ya, np.zeros(extra)])
-        W, event, stream = fit_once(algorithm, Xa, ya,
-                                    **self._algorithm_params(loss, Xa.shape[1], batch_size, False),
-                                    rng=self._rng)
-        if stream is not None:
-            self._algo = stream
+        W, event, ran = fit_once(
+            algorithm, Xa, ya,
+            **self._algorithm_params(stream.units, loss, Xa.shape[1], batch_size, False),
+            rng=self._rng)
+        if ran is not None:
+            stream.algorithm = ran
         return W, event

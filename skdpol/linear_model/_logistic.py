@@ -10,12 +10,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyLeakWarning
-from ..utils._docstrings import inject_docstring
-from ..utils._warnings import user_stacklevel
+from ..ledger._hook import check_budget
 from ..online._registry import ALGORITHMS, CLASSIFIER
+from ..utils._docstrings import inject_docstring
+from ..utils._state import Transaction
+from ..utils._warnings import user_stacklevel
 from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._public import PublicLinearClassifier, _decision, _predict, _proba
+from ._streams import GradientStream
 
 @inject_docstring()
 class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
@@ -256,14 +259,16 @@ default="auto"
         -------
         self : object
         """
-        self._transaction(self._learn, X, y, classes, False)
+        check_budget(self, self._learn, (X, y, classes, False))  # before any row is read
+        with Transaction(self):  # on any error, the state as it was
+            self._learn(X, y, classes, False)
         return self
 
     def _learn(self, X, y, classes, trace):
-        self._leave_one_shot()
-        self._check_live_stream()
-        first_call = not hasattr(self, "_algo")
-        self._check_algorithm()
+        stream = self._live_stream()
+        first_call = stream is None
+        if first_call:  # a continuing stream's terms, and so these, are unchanged
+            self._check_algorithm()
         inherited = False
         if first_call and classes is None and hasattr(self, "classes_"):
             classes, inherited = self.classes_, True  # a stream after fit keeps fit's labels
@@ -275,32 +280,34 @@ default="auto"
         X, y = self._validate_chunk(X, y, first_call)
         if first_call:  # later calls: every label must be in classes_ (_encode)
             check_classification_targets(y)
-        self._check_horizon(X.shape[0], X)
-        if self._start_or_continue("_algo", X.shape[0]):
+        self._check_horizon(X.shape[0], X, 0 if first_call else stream.n_seen)
+        if first_call:
+            algorithm = self._algorithm_for(stream=True)
+            # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
+            lazy = CLASSIFIER in ALGORITHMS[algorithm].lazy_rows
+            stream = self._new_stream(GradientStream, X.shape[0], rows="lazy" if lazy else "copy")
             if inherited and getattr(self, "_classes_inferred", False):
                 self._infer("classes")
             self._set_classes(classes, y)
             self._classes_inferred = "classes" in self._inferred
-            self._units = self._resolve_units(X)
+            stream.units = self._resolve_units(X)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()} differs from the first "
                 f"call's {self.classes_.tolist()}."
             )
         encoded = self._encode(y)
-        # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
-        algorithm = self._algorithm_for(stream=True)
-        Xa = (self._units.lazy_rows(X) if CLASSIFIER in ALGORITHMS[algorithm].lazy_rows
-              else self._units.rows(X))
         if first_call:
             self.algorithm_ = algorithm
-            self._start_gradient_stream(self._loss(algorithm), Xa.shape[1])
-        models = self._learn_gradient(Xa, encoded, trace)
-        self._record_algorithm(X.shape[0], self._algo)
+            self._start_gradient_stream(stream, self._loss(algorithm),
+                                        X.shape[1] + self.fit_intercept)
+        models = stream.learn(X, encoded, trace)
+        self._record_stream(stream, X.shape[0], stream.published, stream.event(),
+                            stream.n_rows_used)
         return models, X
 
     def _publish(self, W):
-        self.coef_, self.intercept_ = self._units.to_original(W)
+        self.coef_, self.intercept_ = self._stream.units.to_original(W)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, classes=None):
@@ -327,14 +334,15 @@ default="auto"
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
         self.__dict__.pop("classes_", None)
-        batch = self._begin_one_release(X.shape[0])
+        stream = self._begin_one_release(X.shape[0])
         self._set_classes(classes, y)
         self._classes_inferred = "classes" in self._inferred
         encoded = self._encode(y)
-        units = self._units = self._resolve_units(X)
+        units = stream.units = self._resolve_units(X)
         self.algorithm_ = self._algorithm_for(stream=False)
-        W, event = self._fit_gradient(self._loss(self.algorithm_), units.rows(X), encoded, batch)
-        self._record_one_release(X.shape[0], W, event)
+        W, event = self._fit_gradient(stream, self._loss(self.algorithm_), units.rows(X),
+                                      encoded, stream.batch_size)
+        self._record_one_release(stream, X.shape[0], W, event)
 
     # ----------------------------------------------------------- using
     def decision_function(self, X):
@@ -405,10 +413,10 @@ default="auto"
         self._validate_params()
         if self.batch_size != 1:
             raise ValueError("progressive_predict needs batch_size=1.")
-        if not hasattr(self, "_algo"):
+        if getattr(self.__dict__.get("_stream"), "algorithm", None) is None:
             raise ValueError("call partial_fit with classes first.")
         models, Xv = self._transaction(self._learn, X, y, None, True)
-        scores = np.einsum("nkd,nd->nk", models, self._units.rows(Xv))
+        scores = np.einsum("nkd,nd->nk", models, self._stream.units.rows(Xv))
         return _proba(scores[:, 0] if scores.shape[1] == 1 else scores)
 
     def public_model(self):

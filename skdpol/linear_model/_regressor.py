@@ -21,9 +21,10 @@ from ..online import (
 from ..online._ftl import RidgeRelease
 from ..utils._docstrings import inject_docstring
 from ..utils._warnings import user_stacklevel
-from ..online._registry import ALGORITHMS, REGRESSOR
+from ..online._registry import ALGORITHMS, REGRESSOR, SUFFICIENT_STATISTIC
 from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
+from ._streams import GradientStream, SufficientStatisticStream
 from ._public import PublicLinearRegressor
 
 
@@ -231,22 +232,22 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
                                     sampler=self.noise_sampler,
                                     make_event=make_event).multiplier
 
-    def _scales(self, n_rounds):
+    def _scales(self, units, n_rounds):
         """(V_scale, u_scale, noise_multiplier) for the chosen calibration."""
         if self.noise_calibration == "paper" and not math.isinf(self.epsilon):
             # seed 002 Algorithm 4: each tree gets (eps/2, delta/2), R = max(||v||, |y|).
             # Line 8 passes R as the bound of y v, whose norm reaches R^2; we pass
             # R^2, the bound Algorithm 5 requires of its input. (Unit space:
             # rows of norm <= sqrt(2), labels in [-1, 1].)
-            R = max(self._units.row_bound, 1.0)
+            R = max(units.row_bound, 1.0)
             sigma = paper_tree_sigma(R**2, self.epsilon / 2, self.delta / 2, n_rounds)
             # unit noise in the scaled coordinates = the paper's sigma in both sums
-            return sigma, sigma, 1.0 / joint_sensitivity(self._units.row_bound, 1.0, sigma,
+            return sigma, sigma, 1.0 / joint_sensitivity(units.row_bound, 1.0, sigma,
                                                           sigma)
         return None, None, None
 
-    def _multiplier_and_scales(self, n_rounds, make_event):
-        s_V, s_u, m = self._scales(n_rounds)
+    def _multiplier_and_scales(self, units, n_rounds, make_event):
+        s_V, s_u, m = self._scales(units, n_rounds)
         if m is None:
             m = self._noise_multiplier(make_event)
         return s_V, s_u, m
@@ -254,7 +255,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     def _publish(self, coef):
         # FTL's (d,) or RidgeRelease, or the gradient family's (1, d): mapped
         # to the user's units (and a RidgeRelease solved) when first read
-        self._published = _Published(coef, self._units)
+        self._published = _Published(coef, self._stream.units)
 
     @property
     def coef_(self):
@@ -275,94 +276,82 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
     # ----------------------------------------------------------- learning
     def _learn(self, X, y, progressive):
-        self._leave_one_shot()
-        self._check_live_stream()
-        self.algorithm_ = self._algorithm_for(stream=True)
-        if self.algorithm_ != "ftl":
-            return self._learn_other(X, y, progressive)
-        first_call = not hasattr(self, "_ftl")
-        self._check_algorithm()
-        X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
-        self._check_horizon(X.shape[0], X)
-        if self._start_or_continue("_ftl", X.shape[0]):
-            self._units = self._resolve_units(X, y)
-            self._start_stream()
-        # PQFTL moves the raw rows to unit space itself (uncopied float sums
-        # when no row needs clipping, else its exact grid: one copy of the
-        # chunk): rows X / data_norm clipped to norm 1, labels y / y_bound
-        # clipped to [-1, 1], as UnitSpace.rows / UnitSpace.labels
-        models = self._learn_gradient(X, y, progressive, algo=self._ftl,
-                                      **self._units.ftl_scales())
-        ftl = self._ftl  # its release is solved when first read (a stream read once pays once)
-        self._record_stream(X.shape[0], ftl.deferred_release(), ftl.event(), ftl.n_rows_used)
+        stream = self._live_stream()
+        if stream is None:  # a continuing stream's terms, and so these, are unchanged
+            self.algorithm_ = self._algorithm_for(stream=True)
+            self._check_algorithm()
+        X, y = self._validate_chunk(X, y, stream is None, y_numeric=True)
+        self._check_horizon(X.shape[0], X, 0 if stream is None else stream.n_seen)
+        if stream is None:
+            stream = self._start(X, y)
+        models = stream.learn(X, y, progressive)
+        # PQFTL's release is solved when first read (a stream read once pays once)
+        self._record_stream(stream, X.shape[0], stream.published, stream.event(),
+                            stream.n_rows_used)
         return (None if models is None else models[:, 0, :]), X
 
-    def _learn_other(self, X, y, progressive):
-        """The gradient family (igd, giga, ftal, mi-ogd) with the squared loss."""
-        first_call = not hasattr(self, "_algo")
-        self._check_algorithm()
-        X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
-        self._check_horizon(X.shape[0], X)
-        if self._start_or_continue("_algo", X.shape[0]):
-            self._units = self._resolve_units(X, y)
-        Xa = self._units.rows(X)
-        if first_call:
-            self._start_gradient_stream(self._loss(self.algorithm_), Xa.shape[1])
-            self._warn_seed_algorithm()
-        models = self._learn_gradient(Xa, self._units.labels(y), progressive)
-        self._record_algorithm(X.shape[0], self._algo)
-        coefs = None if models is None else models[:, 0, :]
-        return coefs, X
+    def _start(self, X, y):
+        """A new stream: PQFTL's sums ("ftl") or the gradient family (igd,
+        giga, ftal, ftrl, mi-ogd, noisy-gd) with the squared (Huber) loss."""
+        if ALGORITHMS[self.algorithm_].kind == SUFFICIENT_STATISTIC:
+            stream = self._new_stream(SufficientStatisticStream, X.shape[0])
+            stream.units = self._resolve_units(X, y)
+            stream.algorithm = self._pqftl(stream)
+            return stream
+        stream = self._new_stream(GradientStream, X.shape[0])
+        stream.units = self._resolve_units(X, y)
+        self._start_gradient_stream(stream, self._loss(self.algorithm_),
+                                    X.shape[1] + self.fit_intercept)
+        self._warn_seed_algorithm(stream)
+        return stream
 
-    def _start_stream(self):
-        n_rounds = self._rounds()
+    def _pqftl(self, stream):
+        """The stream's :class:`~skdpol.online.PrivateQuadraticFTL`."""
+        n_rounds = self._rounds(stream.batch_size)
         s_V, s_u, m = self._multiplier_and_scales(
-            n_rounds,
+            stream.units, n_rounds,
             lambda m: prefix_sum_event(self._mechanism, horizon=n_rounds,
                                        noise=self._noise_spec.with_multiplier(m)),
         )
-        self._ftl = PrivateQuadraticFTL(
+        return PrivateQuadraticFTL(
             n_features=self.n_features_in_ + self.fit_intercept, alpha=self._alpha_for("ftl"),
-            row_bound=self._units.row_bound, label_bound=1.0,
+            row_bound=stream.units.row_bound, label_bound=1.0,
             noise=self._noise_spec.with_multiplier(m), horizon=n_rounds,
-            batch_size=self.batch_size_, rng=self._rng, V_scale=s_V, u_scale=s_u,
-            intercept=self._units.intercept, mechanism=self._mechanism,
+            batch_size=stream.batch_size, rng=self._rng, V_scale=s_V, u_scale=s_u,
+            intercept=stream.units.intercept, mechanism=self._mechanism,
         )
 
     def _fit(self, X, y):
         self.algorithm_ = self._algorithm_for(stream=False)
-        if self.algorithm_ != "ftl":
-            return self._fit_other(X, y)
         self._check_algorithm(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        self._begin_one_release(X.shape[0])
-        units = self._units = self._resolve_units(X, y)
-        s_V, s_u, m = self._multiplier_and_scales(
-            X.shape[0], lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
-        coef, event = one_shot_ridge(
-            X, y, alpha=self._alpha_for("ftl"), row_bound=units.row_bound, label_bound=1.0,
-            noise=self._noise_spec.with_multiplier(m), rng=self._rng, V_scale=s_V,
-            u_scale=s_u, intercept=units.intercept, **units.ftl_scales(),
-        )
-        self._record_one_release(X.shape[0], coef, event)
-
-    def _fit_other(self, X, y):
-        self._check_algorithm(stream=False)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        batch = self._begin_one_release(X.shape[0])
-        if REGRESSOR in ALGORITHMS[self.algorithm_].fit_per_row and (
-                self.batch_size == "auto" or self.algorithm_ != "igd"):
+        stream = self._begin_one_release(X.shape[0])
+        spec = ALGORITHMS[self.algorithm_]
+        if spec.kind == SUFFICIENT_STATISTIC:
+            units = stream.units = self._resolve_units(X, y)
+            s_V, s_u, m = self._multiplier_and_scales(
+                units, X.shape[0], lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
+            coef, event = one_shot_ridge(
+                X, y, alpha=self._alpha_for("ftl"), row_bound=units.row_bound, label_bound=1.0,
+                noise=self._noise_spec.with_multiplier(m), rng=self._rng, V_scale=s_V,
+                u_scale=s_u, intercept=units.intercept, **units.ftl_scales(),
+            )
+            self._record_one_release(stream, X.shape[0], coef, event)
+            return
+        batch = stream.batch_size
+        if REGRESSOR in spec.fit_per_row and (self.batch_size == "auto"
+                                              or self.algorithm_ != "igd"):
             # POL runs IGD, whose squared-loss step bound holds for one row a
             # round: a batch_size set for ftrl / ftal / mi-ogd streams does
             # not apply to it (an explicit igd with batch_size > 1 is refused)
             batch = 1
-        units = self._units = self._resolve_units(X, y)
-        W, event = self._fit_gradient(self._loss(self.algorithm_), units.rows(X),
+        units = stream.units = self._resolve_units(X, y)
+        W, event = self._fit_gradient(stream, self._loss(self.algorithm_), units.rows(X),
                                       units.labels(y), batch)
-        self._record_one_release(X.shape[0], W, event)
-        self._warn_seed_algorithm()
+        self._record_one_release(stream, X.shape[0], W, event)
+        self._warn_seed_algorithm(stream)
 
-    def _warn_seed_algorithm(self):
+    def _warn_seed_algorithm(self, stream):
         """Say so when the user picked one of the seeds' gradient algorithms:
         on the squared loss they are for comparison, and their models can be
         far worse than predicting the mean (measured in docs/regressor.md,
@@ -370,11 +359,11 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         spec = ALGORITHMS.get(self.algorithm)
         if spec is None or REGRESSOR not in spec.comparison_only:  # "auto", ftl, noisy-gd
             return
-        base = getattr(getattr(self, "_algo", None), "base", None)
+        base = getattr(stream.algorithm, "base", None)
         free = getattr(base, "free_rounds", 0)
         warm_up = ""
         if free:  # giga: its warm-up points are random and read no row
-            rounds = self._rounds()
+            rounds = self._rounds(stream.batch_size)
             warm_up = (f" Its first {free} rounds publish random points that read no row"
                        + (f", and this stream plans only {rounds}: no row will be used."
                           if rounds is not None and rounds <= free else "."))
@@ -435,7 +424,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._validate_params()
         coefs, X = self._transaction(self._learn, X, y, True)
         # each row meets the model published before it (mapped from unit space)
-        coef, intercept = self._units.to_original(coefs)
+        coef, intercept = self._stream.units.to_original(coefs)
         pred = np.einsum("ij,ij->i", coef, X) + intercept
         return (pred, coef, intercept) if return_coef else pred
 

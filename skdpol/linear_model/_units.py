@@ -81,6 +81,15 @@ class UnitSpace:
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
+    # an immutable value: copies are the value itself, so the transaction's
+    # deep copy of the live stream keeps sharing it with the published model
+    # (and a restored estimator pickles as it did before the failed call)
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     # ----------------------------------------------------------- into unit space
     def rows(self, X):
         """Rows in unit space: X / data_norm clipped to norm 1 (one copy), plus
