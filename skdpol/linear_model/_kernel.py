@@ -345,8 +345,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         stream.learn(self.random_features_.transform(X), y)
         self.n_iter_ = stream.algorithm.n_steps if self.algorithm_ == "gd" else 1
         # PQFTL, POCP over KORLS and noisy GD present the same learn / published / event
-        self._record_stream(stream, X.shape[0], stream.published, stream.event(),
-                            stream.n_rows_used)
+        self._record_stream(stream, X.shape[0], *stream.release())
 
     def _fit(self, X, y):
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)

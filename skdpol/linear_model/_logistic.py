@@ -302,8 +302,7 @@ default="auto"
             self._start_gradient_stream(stream, self._loss(algorithm),
                                         X.shape[1] + self.fit_intercept)
         models = stream.learn(X, encoded, trace)
-        self._record_stream(stream, X.shape[0], stream.published, stream.event(),
-                            stream.n_rows_used)
+        self._record_stream(stream, X.shape[0], *stream.release())
         return models, X
 
     def _publish(self, W):

@@ -286,8 +286,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             stream = self._start(X, y)
         models = stream.learn(X, y, progressive)
         # PQFTL's release is solved when first read (a stream read once pays once)
-        self._record_stream(stream, X.shape[0], stream.published, stream.event(),
-                            stream.n_rows_used)
+        self._record_stream(stream, X.shape[0], *stream.release())
         return (None if models is None else models[:, 0, :]), X
 
     def _start(self, X, y):

@@ -41,11 +41,9 @@ class LinearStream(Protocol):
         Rows consumed.
     releases : int
         Models published so far.
-    n_rows_used : int
-        Rows in completed rounds (the published model's data).
-    published
-        The current unit-space model (an array, or PQFTL's deferred
-        :class:`~skdpol.online._ftl.RidgeRelease`).
+    algorithm : object
+        The online algorithm (:mod:`skdpol.online`): rounds, mechanism,
+        noise and published state.
     """
 
     units: object
@@ -53,13 +51,17 @@ class LinearStream(Protocol):
     one_release: bool
     n_seen: int
     releases: int
+    algorithm: object
 
     def learn(self, X, y, trace=False):
         """Learn validated rows and labels (user units); with ``trace``, the
         (n, k, d) models published before each row."""
 
-    def event(self):
-        """The cost of everything published so far (a ``DpEvent``)."""
+    def release(self):
+        """What the shell publishes after a call: the current unit-space model
+        (an array, or PQFTL's deferred :class:`~skdpol.online._ftl.RidgeRelease`),
+        the cost of everything published so far (a ``DpEvent``) and the rows in
+        completed rounds (the model's data)."""
 
 
 class StreamState:
@@ -87,25 +89,20 @@ class StreamState:
         self.releases = 0
         self.overspend_warned = False  # the paper calibration's warning: once per stream
 
-    @property
-    def published(self):
-        return self.algorithm.published
-
-    @property
-    def n_rows_used(self):
-        return self.algorithm.n_rows_used
-
-    def event(self):
-        return self.algorithm.event()
+    def release(self):
+        """(published model, its cost, rows used): one call for the three,
+        read on every ``partial_fit``."""
+        algorithm = self.algorithm
+        return algorithm.published, algorithm.event(), algorithm.n_rows_used
 
 
 class SufficientStatisticStream(StreamState):
     """PQFTL's stream: raw rows and the unit space's scales to its ``learn``;
     its release is solved when first read (a stream read once pays once)."""
 
-    @property
-    def published(self):
-        return self.algorithm.deferred_release()
+    def release(self):
+        ftl = self.algorithm
+        return ftl.deferred_release(), ftl.event(), ftl.n_rows_used
 
     def learn(self, X, y, trace=False):
         ftl, units = self.algorithm, self.units
