@@ -185,7 +185,7 @@ def split(cfg, seed, n_classes=2):
 
 def inner(est):
     """The online algorithm behind the estimator (diagnostics only)."""
-    algo = getattr(est, "_algo", None)
+    algo = getattr(getattr(est, "_stream", None), "algorithm", None)
     return getattr(algo, "base", algo)
 
 

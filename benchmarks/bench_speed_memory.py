@@ -186,8 +186,8 @@ def components(n, d, chunk, repeats, bounds):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.partial_fit(Xc, yc)
-    ftl = est._ftl
-    grid, scales = ftl.grid, est._unit_scales()
+    ftl = est._stream.algorithm
+    grid, scales = ftl.grid, est._stream.units.ftl_scales()
     A = grid.design(Xc, yc, **scales)
     rows = float_rows(ftl, Xc, yc, scales["row_scale"], scales["label_scale"])
     assert rows.inside.all(), "the benchmark's bounds should hold for every row"

@@ -79,7 +79,7 @@ def test_audit_of_float_leaves_with_a_canary_beyond_the_bound(audit_runs, mechan
     est = PrivateOnlineRegressor(**params)
     for start in range(0, len(X), 128):
         est.partial_fit(X[start:start + 128], y[start:start + 128])
-    assert est._ftl.float_leaves and est.batch_size_ == 128
+    assert est._stream.algorithm.float_leaves and est.batch_size_ == 128
 
 
 def test_audit_of_the_default_fit_noisy_gd_on_the_huber_loss(audit_runs, weakened_noise):

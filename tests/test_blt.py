@@ -334,12 +334,12 @@ def test_a_blt_stream_needs_gaussian_noise_and_auto_picks_it():
     # "auto": the BLT for Gaussian noise (open-ended without a horizon), the
     # tree for pure DP and for the seeds' calibration
     auto = PrivateOnlineLogistic(data_norm=1.0, random_state=0).partial_fit(X, y, classes=[0, 1])
-    assert isinstance(auto._algo._tree, OpenBLTPrefixSum)
+    assert isinstance(auto._stream.algorithm._tree, OpenBLTPrefixSum)
     pure = PrivateOnlineLogistic(data_norm=1.0, delta=0.0, algorithm="ftal", random_state=0)
-    assert isinstance(pure.partial_fit(X, y, classes=[0, 1])._algo._tree, PrivatePrefixSum)
+    assert isinstance(pure.partial_fit(X, y, classes=[0, 1])._stream.algorithm._tree, PrivatePrefixSum)
     clf = PrivateOnlineLogistic(data_norm=1.0, mechanism="blt", horizon=400, random_state=0)
     clf.partial_fit(X, y, classes=[0, 1])
-    assert isinstance(clf._algo._tree, BLTPrefixSum)
+    assert isinstance(clf._stream.algorithm._tree, BLTPrefixSum)
     clf.set_params(mechanism="tree")
     with pytest.raises(ValueError, match="mechanism"):
         clf.partial_fit(X, y)

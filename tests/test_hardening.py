@@ -200,7 +200,7 @@ def test_a_fault_in_the_middle_of_a_chunk_leaves_the_state_as_it_was(case, monke
     X, y = stream()
     est = _feed(make(), X, y, kwargs, 0, 1100)
     before = pickle.dumps(est)
-    algo = est._algo.base if hasattr(est._algo, "base") else est._algo
+    algo = est._stream.algorithm.base if hasattr(est._stream.algorithm, "base") else est._stream.algorithm
     calls = {"n": 0}
     original = type(algo)._round
 
@@ -226,7 +226,7 @@ def test_a_fault_in_the_ftl_tree_leaves_the_state_as_it_was(monkeypatch):
     def failing_release(self):
         raise RuntimeError("injected fault")
 
-    monkeypatch.setattr(type(est._ftl), "deferred_release", failing_release)  # after the sums moved
+    monkeypatch.setattr(type(est._stream.algorithm), "deferred_release", failing_release)  # after the sums moved
     with pytest.raises(RuntimeError, match="injected fault"):
         est.partial_fit(X[1100:1900], y[1100:1900])
     monkeypatch.undo()

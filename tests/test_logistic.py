@@ -304,7 +304,7 @@ def test_unit_rows_multiply_as_the_copied_rows_do():
 def test_the_uncopied_stream_learns_what_the_copied_one_does(classes, monkeypatch):
     # ftrl's rounds take their gradients from the raw rows; forcing the copy
     # must give the same models up to the products' rounding
-    from skdpol.linear_model import _base
+    from skdpol.linear_model import _units
     rng = np.random.default_rng(3)
     X = rng.normal(size=(6000, 5))
     y = rng.integers(0, len(classes), 6000)
@@ -314,10 +314,9 @@ def test_the_uncopied_stream_learns_what_the_copied_one_does(classes, monkeypatc
             clf.partial_fit(X[s:s + 1500], y[s:s + 1500], classes=classes)
         return clf.coef_
     calls = []
-    real = _base.unit_rows
-    monkeypatch.setattr(_base, "unit_rows", lambda *a: calls.append(1) or real(*a))
+    real = _units.unit_rows
+    monkeypatch.setattr(_units, "unit_rows", lambda *a: calls.append(1) or real(*a))
     lazy = stream()
     assert len(calls) == 4  # every chunk took the uncopied path
-    monkeypatch.setattr(_base.PrivateLinearMixin, "_augment",
-                        lambda self, X, lazy=False: self._unit_rows(X))
+    monkeypatch.setattr(_units.UnitSpace, "lazy_rows", _units.UnitSpace.rows)
     np.testing.assert_allclose(lazy, stream(), rtol=1e-6, atol=1e-9)

@@ -96,7 +96,7 @@ def test_first_call_failure_leaves_an_unfitted_estimator(stream):
     est = PrivateOnlineRegressor(**BOUNDS, horizon=5)
     with pytest.raises(BudgetExhaustedError):
         est.partial_fit(X[:6], y[:6])
-    assert not hasattr(est, "n_features_in_") and not hasattr(est, "_ftl")
+    assert not hasattr(est, "n_features_in_") and not hasattr(est, "_stream")
 
 
 def test_sparse_input_is_refused_clearly(stream):
@@ -205,11 +205,13 @@ def test_public_model_holds_the_release_only(stream):
     assert not any(k.startswith("_") for k in vars(public))
     blob = pickle.dumps(public)
     assert np.float64(1.234567891234).tobytes() not in blob
-    assert b"Philox" not in blob and b"_ftl" not in blob
+    assert b"Philox" not in blob and b"_stream" not in blob
     # every public attribute of the live estimator is a released value
     # (coef_ and intercept_ are read from _published, which holds the released
-    # noisy sums and public scales only: solved when first read)
-    public_names = {k for k in vars(est) if not k.startswith("_")} | {"coef_", "intercept_"}
+    # noisy sums and public scales only: solved when first read; batch_size_
+    # from the live stream)
+    public_names = ({k for k in vars(est) if not k.startswith("_")}
+                    | {"coef_", "intercept_", "batch_size_"})
     params = set(est.get_params())
     assert public_names - params == {"algorithm_", "coef_", "intercept_", "n_features_in_",
                                      "n_samples_seen_", "privacy_spent_", "batch_size_",
@@ -218,7 +220,7 @@ def test_public_model_holds_the_release_only(stream):
     assert np.float64(1.234567891234).tobytes() not in released
     assert b"Philox" not in released and b"_tree" not in released and b"_total" not in released
     # the live estimator's pickle does hold curator state: it is the secret one
-    assert b"_ftl" in pickle.dumps(est)
+    assert b"_stream" in pickle.dumps(est)
 
 
 def test_feature_names_travel_to_the_public_model(stream):

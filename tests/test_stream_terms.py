@@ -106,9 +106,9 @@ def test_replay_attack_recovers_nothing_from_the_default_regressor():
     # the attacker's estimate of the victim's contribution to u = sum y v (unit
     # space) from the two noisy released sums versus the truth: with shared
     # noise it is exact, with fresh noise it is off by about the noise std
-    ua, ub = a._ftl._tree.release(), b._ftl._tree.release()
-    exact = a._ftl._tree.exact_total - b._ftl._tree.exact_total
-    noise_std = a._ftl._tree.noise_std_at(a._ftl.n_rounds)[0]
+    ua, ub = a._stream.algorithm._tree.release(), b._stream.algorithm._tree.release()
+    exact = a._stream.algorithm._tree.exact_total - b._stream.algorithm._tree.exact_total
+    noise_std = a._stream.algorithm._tree.noise_std_at(a._stream.algorithm.n_rounds)[0]
     assert np.linalg.norm((ua - ub) - exact) > 0.5 * noise_std
 
 
@@ -134,7 +134,7 @@ def test_transactions_restore_state_exactly_and_do_not_redraw():
     assert pickle.dumps(est) == before
     assert not est.privacy_spent_.seeded
     shallow = copy.copy(est)  # shares the live objects: not a restore
-    assert shallow._ftl is est._ftl and pickle.dumps(est) == before
+    assert shallow._stream.algorithm is est._stream.algorithm and pickle.dumps(est) == before
 
 
 # ------------------------------------------------------------ 3. int seeds
@@ -155,11 +155,11 @@ def test_streams_of_one_seeded_estimator_never_share_noise(mechanism):
     est = PrivateOnlineRegressor(data_norm=4.0, y_bound=5.0, random_state=42,
                                  mechanism=mechanism)
     est.partial_fit(X[:500], y[:500])
-    key_1 = _noise_key(est._ftl._tree)
+    key_1 = _noise_key(est._stream.algorithm._tree)
     est.fit(X[500:1000], y[500:1000])
     fit_coef = est.coef_.copy()
     est.partial_fit(X[:500], y[:500])  # the same rows as the first stream
-    assert not np.array_equal(_noise_key(est._ftl._tree), key_1)
+    assert not np.array_equal(_noise_key(est._stream.algorithm._tree), key_1)
     # fit is reproducible (scikit-learn's idempotence) and uses its own stream
     assert np.array_equal(est.fit(X[500:1000], y[500:1000]).coef_, fit_coef)
 
@@ -280,7 +280,7 @@ def test_rows_waiting_for_their_round_are_counted_and_announced():
 def test_batch_size_auto_is_one_round_per_equal_chunk():
     X, y = _data()
     est = _stream_model(PrivateOnlineRegressor(data_norm=4.0, y_bound=5.0, random_state=0), X, y)
-    assert est.batch_size_ == 500 and est._ftl.n_rounds == 4 and est.n_samples_waiting_ == 0
+    assert est.batch_size_ == 500 and est._stream.algorithm.n_rounds == 4 and est.n_samples_waiting_ == 0
 
 
 def test_delta_not_below_one_over_n_warns_naming_the_rule():

@@ -4,18 +4,65 @@ The estimator shells (:mod:`._base`) keep bounds, transactions, accounting
 and tags; this mixin turns their public parameters into the noise (family
 and mechanism) and the gradient-family algorithm (igd, giga, ftal, ftrl,
 mi-ogd, noisy-gd; :func:`skdpol.online.make_stream` and
-:func:`skdpol.online.fit_once`), and feeds and records it.
+:func:`skdpol.online.fit_once`) of a stream (:mod:`._streams`). Whatever depends
+on the algorithm's name (defaults, loss, round size, which combinations are
+refused) is read from the registry, :data:`skdpol.online._registry.ALGORITHMS`.
 """
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
+from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
+from ..losses._linear import HuberLoss
 from ..mechanisms import NoiseSpec, family_for
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
+from ..online._registry import ALGORITHMS, AUTO, algorithm_names
+
+# the gradient family's largest round with batch_size="auto" (rows): a round is
+# one gradient step; 512 was the measured best fixed size on the generated
+# streams (docs/benchmarks/logistic.md)
+GRADIENT_ROUND = 512
+
+
+def algorithm_constraint(estimator):
+    """``_parameter_constraints["algorithm"]`` of an estimator kind, from the registry."""
+    return [StrOptions(set(algorithm_names(estimator)))]
+
+
+def check_combination(spec, *, stream, horizon, delta, calibration, feedback):
+    """Refuse the parameter combinations algorithm ``spec`` does not define.
+
+    ``stream``: a ``partial_fit`` stream (``fit`` releases once, so it needs
+    no horizon). The one place these rules are written.
+    """
+    if calibration == "paper":
+        if spec.paper is not None:
+            raise ValueError(
+                f"noise_calibration='paper' is not defined for algorithm="
+                f"{spec.name!r}: {spec.paper}."
+            )
+        if stream and horizon is None:  # fit releases once: no horizon
+            raise ValueError("noise_calibration='paper' needs a finite horizon.")
+        if delta == 0 and not spec.paper_pure_dp:
+            raise ValueError("noise_calibration='paper' needs delta > 0.")
+    if spec.needs_delta and delta == 0:
+        raise ValueError(
+            f"algorithm={spec.name!r} needs delta > 0: its steps compose like sqrt(K) "
+            "only under Gaussian noise."
+        )
+    if feedback == "bandit" and spec.bandit is False:
+        raise ValueError(
+            f"feedback='bandit' is only defined for algorithm='mi-ogd', "
+            f"not {spec.name!r}."
+        )
 
 
 class AlgorithmBuilderMixin:
-    """The noise and the gradient-family algorithm of a linear estimator."""
+    """The noise and the gradient-family algorithm of a linear estimator.
+
+    ``_kind`` ("regressor" or "classifier") selects the estimator's entries
+    of the registry."""
 
     # ----------------------------------------------------------- noise
     @property
@@ -35,82 +82,92 @@ class AlgorithmBuilderMixin:
         return resolve_mechanism(getattr(self, "mechanism", "tree"), self._noise,
                                  self.noise_calibration)
 
-    # ----------------------------------------------------------- gradient family
+    # ----------------------------------------------------------- the registry
     def _algorithm_for(self, stream):
-        """The algorithm behind ``algorithm`` (``"auto"`` is resolved by the
-        estimator's ``_auto_algorithm``); recorded as ``algorithm_``."""
+        """The algorithm behind ``algorithm``: ``"auto"`` is the registry's
+        :data:`~skdpol.online._registry.AUTO` for the estimator (for ``fit``,
+        the one-release choice, or the pure-DP / paper one); recorded as
+        ``algorithm_``."""
         if self.algorithm != "auto":
             return self.algorithm
-        return self._auto_algorithm(stream)
+        streaming, one_release, pure_or_paper = AUTO[self._kind]
+        if stream:
+            return streaming
+        if self.delta == 0 or self.noise_calibration == "paper":
+            return pure_or_paper
+        return one_release
 
-    def _publish_mi(self):
-        if self.algorithm == "mi-ogd" and hasattr(self, "_algo"):
-            self.mutual_information_bound_ = self._algo.mutual_information_bound()
-        else:
-            self.__dict__.pop("mutual_information_bound_", None)
-
-    def _check_gradient_params(self, stream=True):
-        algorithm = self._algorithm_for(stream)
-        if self.noise_calibration == "paper":
-            if algorithm in ("mi-ogd", "noisy-gd"):
-                reason = ("seed 000 states a mutual-information bound, not a noise formula"
-                          if algorithm == "mi-ogd" else "it is not a seed algorithm")
-                raise ValueError(
-                    f"noise_calibration='paper' is not defined for algorithm="
-                    f"{algorithm!r}: {reason}."
-                )
-            if stream and self.horizon is None:  # fit releases once: no horizon
-                raise ValueError("noise_calibration='paper' needs a finite horizon.")
-            if self.delta == 0 and algorithm not in ("ftal", "ftrl"):
-                raise ValueError("noise_calibration='paper' needs delta > 0.")
-        if algorithm == "noisy-gd" and self.delta == 0:
-            raise ValueError(
-                "algorithm='noisy-gd' needs delta > 0: its steps compose like sqrt(K) "
-                "only under Gaussian noise."
-            )
-        if self.feedback == "bandit" and algorithm != "mi-ogd":
-            raise ValueError(
-                f"feedback='bandit' is only defined for algorithm='mi-ogd', "
-                f"not {algorithm!r}."
-            )
+    def _check_algorithm(self, stream=True):
+        check_combination(ALGORITHMS[self._algorithm_for(stream)], stream=stream,
+                          horizon=self.horizon, delta=self.delta,
+                          calibration=self.noise_calibration, feedback=self.feedback)
 
     def _alpha_for(self, algorithm):
         """``alpha``, or the estimator's default for ``algorithm`` when None."""
-        return self.alpha if self.alpha is not None else self._default_alpha(algorithm)
+        if self.alpha is not None:
+            return self.alpha
+        return ALGORITHMS[algorithm].default_alpha(self._kind, self.horizon)
 
-    def _algorithm_params(self, loss, n_columns, batch_size, stream):
+    def _loss(self, algorithm):
+        """The estimator's loss for ``algorithm`` (the registry's name of it)."""
+        name = ALGORITHMS[algorithm].loss[self._kind]
+        if name == "squared":
+            return SquaredLoss(1.0)
+        if name == "huber":  # noisy GD's Huber loss clips residuals at residual_bound
+            return HuberLoss(self.residual_bound)
+        n_classes = self.classes_.size
+        return LogisticLoss() if n_classes == 2 else MultinomialLoss(n_classes)
+
+    def _auto_round(self, n_rows):
+        """Rows per round of ``batch_size="auto"`` for a first call of
+        ``n_rows``: the registry's rule for the stream's algorithm. "call":
+        one round per call (PQFTL: a leaf of the tree, the fewest levels;
+        noisy GD takes its steps inside a round); "row": per-row rounds
+        (IGD's squared-loss step bound holds for one row a round, and
+        MI-OGD's steps on the squared loss are tuned for them); otherwise the
+        gradient family's: a round is one gradient step, so the call is cut
+        into even rounds of at most GRADIENT_ROUND rows (the measured best
+        fixed size) rather than one."""
+        rule = ALGORITHMS[self._algorithm_for(stream=True)].auto_round.get(self._kind)
+        if rule == "call":
+            return n_rows
+        if rule == "row":
+            return 1
+        n_rounds = -(-n_rows // GRADIENT_ROUND)
+        return -(-n_rows // n_rounds)
+
+    # ----------------------------------------------------------- gradient family
+    def _publish_mi(self, stream):
+        spec = ALGORITHMS.get(self.algorithm)
+        if spec is not None and spec.mutual_information and stream.algorithm is not None:
+            self.mutual_information_bound_ = stream.algorithm.mutual_information_bound()
+        else:
+            self.__dict__.pop("mutual_information_bound_", None)
+
+    def _algorithm_params(self, units, loss, n_columns, batch_size, stream):
         alpha = self._alpha_for(self._algorithm_for(stream))
         # noisy-gd is unconstrained (alpha may be 0 there): no ball to bound
         radius = loss.optimum_radius(alpha) if alpha > 0 else float("inf")
         return dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
-                    row_bound=self._row_bound, batch_size=batch_size,
+                    row_bound=units.row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
                     calibration=self.noise_calibration, feedback=self.feedback)
 
-    def _start_gradient_stream(self, loss, n_columns):
+    def _start_gradient_stream(self, stream, loss, n_columns):
+        """Build ``stream``'s gradient-family algorithm
+        (:func:`skdpol.online.make_stream`)."""
         # mechanism: the prefix sums' release of ftal / ftrl (the others have none)
-        self._algo = make_stream(self._algorithm_for(stream=True),
-                                 **self._algorithm_params(loss, n_columns, self.batch_size_, True),
-                                 horizon=self._rounds(), rng=self._rng,
-                                 mechanism=self._mechanism)
+        stream.algorithm = make_stream(
+            self._algorithm_for(stream=True),
+            **self._algorithm_params(stream.units, loss, n_columns, stream.batch_size, True),
+            horizon=self._rounds(stream.batch_size), rng=self._rng, mechanism=self._mechanism)
 
-    def _learn_gradient(self, Xa, ya, trace, algo=None, **scales):
-        """Feed a stream's algorithm (``self._algo`` by default): every one
-        (RoundBuffer subclasses, POCP, PQFTL) takes ``learn(X, y, trace)`` and
-        returns, with ``trace``, the (n, k, d) models published before each row.
-        ``scales`` (PQFTL's ``row_scale``, ``label_scale``) go to ``learn``."""
-        algo = self._algo if algo is None else algo
-        algo.check_room(Xa.shape[0])  # all checks done: from here on, mutate
-        models = algo.learn(Xa, ya, trace=trace, **scales)
-        self._releases += Xa.shape[0] if trace else 1
-        return models
-
-    def _record_algorithm(self, n_rows, algo):
-        """Publish a stream algorithm's current model and cost after ``n_rows`` more rows."""
-        self._record_stream(n_rows, algo.published, algo.event(), algo.n_rows_used)
-
-    def _fit_gradient(self, loss, Xa, ya, batch_size):
-        if self._algorithm_for(stream=False) == "noisy-gd":
+    def _fit_gradient(self, stream, loss, Xa, ya, batch_size):
+        """``fit``'s one release of the gradient family
+        (:func:`skdpol.online.fit_once`); a stream it ran stays ``stream``'s
+        algorithm (MI-OGD's bound reads it)."""
+        algorithm = self._algorithm_for(stream=False)
+        if ALGORITHMS[algorithm].family == "noisy-gd":
             batch_size = Xa.shape[0]  # one round of every row
         # pad the last round with zero rows (label 0): a zero row has a zero
         # gradient under every loss here and belongs to no one, so the
@@ -119,9 +176,10 @@ class AlgorithmBuilderMixin:
         if extra:
             Xa = np.vstack([Xa, np.zeros((extra, Xa.shape[1]))])
             ya = np.concatenate([ya, np.zeros(extra)])
-        W, event, stream = fit_once(self._algorithm_for(stream=False), Xa, ya,
-                                    **self._algorithm_params(loss, Xa.shape[1], batch_size, False),
-                                    rng=self._rng)
-        if stream is not None:
-            self._algo = stream
+        W, event, ran = fit_once(
+            algorithm, Xa, ya,
+            **self._algorithm_params(stream.units, loss, Xa.shape[1], batch_size, False),
+            rng=self._rng)
+        if ran is not None:
+            stream.algorithm = ran
         return W, event

@@ -18,23 +18,13 @@ from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..ledger import PrivacyLedger
 from ..ledger._hook import check_budget, record_release
-from ..utils import StreamMixin, row_norms_max, run_transaction
-from ..utils._stream import is_seeded
-from ..utils._validation import clip_rows_in_place
+from ..utils import StreamMixin, row_norms_max
+from ..utils._state import Transaction
+from ..utils._stream import check_terms
 from ..utils._warnings import user_stacklevel
-from ._algorithms import AlgorithmBuilderMixin
-from ._rows import unit_rows
-
-
-def to_original_units(W, coef_scale, intercept_scale, fit_intercept):
-    """(coef (k, d), intercept (k,)) of a unit-space model W (k, d [+ 1]):
-    ``W[:, :d] * coef_scale`` and ``W[:, d] * intercept_scale`` (zeros without
-    an intercept)."""
-    W = np.atleast_2d(np.asarray(W, dtype=np.float64))
-    d = W.shape[1] - bool(fit_intercept)
-    coef = W[:, :d] * coef_scale
-    intercept = W[:, d] * intercept_scale if fit_intercept else np.zeros(W.shape[0])
-    return coef, intercept
+from ._algorithms import GRADIENT_ROUND, AlgorithmBuilderMixin  # noqa: F401  (GRADIENT_ROUND: its old home)
+from ._streams import StreamState
+from ._units import UnitSpace, to_original_units  # noqa: F401  (to_original_units: its old home)
 
 
 def make_rng(random_state):
@@ -55,6 +45,7 @@ SHARED_CONSTRAINTS = {
     "horizon": [Interval(Integral, 1, None, closed="left"), None],
     "noise_calibration": [StrOptions({"tight", "paper"})],
     "noise_sampler": [StrOptions({"float", "discrete"})],
+    "mechanism": [StrOptions({"auto", "tree", "blt"})],
     "fit_intercept": ["boolean"],
     "random_state": ["random_state"],
     "ledger": [PrivacyLedger, str, os.PathLike, None],
@@ -64,11 +55,6 @@ SHARED_CONSTRAINTS = {
 # batch_size="auto", n rows make about FIT_ROUNDS rounds (the last one padded
 # with zero rows, which carry no data and no gradient, so every row is used)
 FIT_ROUNDS = 64
-
-# the gradient family's largest round with batch_size="auto" (rows): a round is
-# one gradient step; 512 was the measured best fixed size on the generated
-# streams (docs/benchmarks/logistic.md)
-GRADIENT_ROUND = 512
 
 
 def warn_delta(delta, n_rows):
@@ -85,15 +71,16 @@ def warn_delta(delta, n_rows):
 class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
     """Shared machinery; the estimators hold no numerics of their own.
 
-    **Units.** Every estimator learns in *unit space*: a row x becomes
-    x / data_norm, clipped to norm 1, and (with ``fit_intercept``) gets a
-    constant column 1, so augmented rows have norm <= sqrt(2); regression
-    labels become y / y_bound, clipped to [-1, 1]. Every hyper-parameter
-    (``alpha``, step sizes, thresholds) and every noise scale is therefore
-    stated for rows of norm <= 1 and means the same whatever the units of X;
-    the released model is mapped back (``coef_ = W[:, :d] * y_scale /
-    data_norm``, ``intercept_ = W[:, d] * y_scale``), so multiplying X and
-    ``data_norm`` by a constant changes no prediction.
+    **Units.** Every estimator learns in *unit space*
+    (:class:`~skdpol.linear_model._units.UnitSpace`, resolved when a stream
+    starts and held by it): rows divided by ``data_norm`` and clipped to norm
+    1, labels divided by ``y_bound`` and clipped to [-1, 1], and the released
+    model mapped back.
+
+    **Streams.** The estimator holds one live stream, ``_stream``
+    (:mod:`._streams`): the shell validates a chunk and hands it to the
+    stream, which learns; the shell publishes. ``fit``, and a ``partial_fit``
+    that starts a stream, replace it.
     """
 
     def __sklearn_tags__(self):
@@ -104,21 +91,15 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         tags.input_tags.sparse = False
         return tags
 
-    # the label unit (y_bound for regression, 1 for classification)
-    _y_scale = 1.0
-
     # ----------------------------------------------------------- state
     def _transaction(self, method, *args):
         """Run ``method(*args)``; on any error restore the state as it was.
 
-        With a ledger budget, the call's cost is checked before any row is read."""
+        With a ledger budget, the call's cost is checked before any row is read.
+        (``partial_fit`` writes the same inline, a frame less deep.)"""
         check_budget(self, method, args)
-        return run_transaction(self, method, *args)
-
-    @property
-    def _row_bound(self):
-        """Norm bound of an augmented unit-space row."""
-        return math.sqrt(2.0) if self.fit_intercept else 1.0
+        with Transaction(self):
+            return method(*args)
 
     def _resolve_data_norm(self, X):
         if self.data_norm is not None:
@@ -130,6 +111,24 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         )
         self._infer("data_norm")
         return row_norms_max(X) or 1.0
+
+    def _resolve_units(self, X, y=None):
+        """The stream's :class:`UnitSpace`: bounds from the parameters, or read
+        off the data with a warning (``data_norm`` first, then ``y_bound`` for
+        a regressor, whose labels ``y`` are given; a classifier passes none)."""
+        data_norm = self._resolve_data_norm(X)
+        if y is None:
+            return UnitSpace(data_norm, None, self.fit_intercept)
+        if self.y_bound is not None:
+            return UnitSpace(data_norm, float(self.y_bound), self.fit_intercept)
+        warnings.warn(
+            "y_bound is None: the label bound was read off the data, which "
+            "leaks it and voids the guarantee for it. Pass y_bound.",
+            PrivacyLeakWarning, stacklevel=user_stacklevel(),
+        )
+        self._infer("y_bound")
+        return UnitSpace(data_norm, float(np.max(np.abs(y), initial=0.0)) or 1.0,
+                         self.fit_intercept)
 
     def _validate_chunk(self, X, y, first_call, **kwargs):
         """``validate_data`` for a stream chunk (``kwargs``: its other options).
@@ -143,11 +142,11 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
                              ensure_all_finite=first_call, **kwargs)
         return X, y
 
-    def _check_horizon(self, n_rows, X=None):
-        """Refuse a call that would pass the horizon. ``X``, when given, is a
-        chunk whose finiteness scikit-learn's validation skipped: a bad chunk
-        is reported as such first (the clipping pass would have found it)."""
-        seen = getattr(self, "n_samples_seen_", 0)
+    def _check_horizon(self, n_rows, X=None, seen=0):
+        """Refuse a call that would pass the horizon after ``seen`` rows of the
+        stream. ``X``, when given, is a chunk whose finiteness scikit-learn's
+        validation skipped: a bad chunk is reported as such first (the
+        clipping pass would have found it)."""
         if self.horizon is not None and seen + n_rows > self.horizon:
             if X is not None:
                 assert_all_finite(X, estimator_name=type(self).__name__, input_name="X")
@@ -166,51 +165,18 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
             return -(-int(n_rows) // FIT_ROUNDS)
         return self._auto_round(max(int(n_rows), 1))
 
-    def _auto_round(self, n_rows):
-        """The gradient family's rounds for a first call of ``n_rows``: a round
-        is one gradient step, so the call is cut into even rounds of at most
-        GRADIENT_ROUND rows (the measured best fixed size) rather than one."""
-        n_rounds = -(-n_rows // GRADIENT_ROUND)
-        return -(-n_rows // n_rounds)
+    def _rounds(self, batch_size):
+        """Planned rounds of a stream of ``batch_size``-row rounds (None: unbounded)."""
+        return None if self.horizon is None else max(1, self.horizon // batch_size)
 
-    def _rounds(self):
-        """Planned rounds of the stream (None: unbounded)."""
-        return None if self.horizon is None else max(1, self.horizon // self.batch_size_)
-
-    def _unit_rows(self, X, intercept=None):
-        """Rows in unit space: X / data_norm clipped to norm 1 (one copy), plus
-        the constant column 1 when ``intercept`` (default: ``fit_intercept``).
-        NaN or infinity in ``X`` raise scikit-learn's error."""
-        intercept = self.fit_intercept if intercept is None else intercept
-        d = X.shape[1]
-        out = np.empty((X.shape[0], d + 1)) if intercept else np.empty_like(X, dtype=np.float64)
-        np.multiply(X, 1.0 / self._data_norm, out=out[:, :d])
-        if intercept:
-            out[:, d] = 1.0
-        clip_rows_in_place(out[:, :d], 1.0, raw=X)  # and NaN / inf in X raise here
-        return out
-
-    def _augment(self, X, lazy=False):
-        """Unit rows with the intercept column; ``lazy``: uncopied
-        (:class:`~skdpol.linear_model._rows.UnitRows`, for algorithms whose
-        rounds only take gradients)."""
-        if lazy:
-            return unit_rows(X, self._data_norm, self.fit_intercept)
-        return self._unit_rows(X)
-
-    def _to_original_units(self, W):
-        """(coef (k, d), intercept (k,)) of a unit-space model W (k, d [+ 1])."""
-        return to_original_units(W, self._y_scale / self._data_norm, self._y_scale,
-                                 self.fit_intercept)
-
-    def _spent(self, event, releases):
+    def _spent(self, event, stream):
         if math.isinf(self.epsilon):
             eps, method = math.inf, "none (epsilon=inf)"
         else:
             eps, method = epsilon_spent(event, self.delta)
             overspent = eps > self.epsilon * (1 + 1e-9)
-            if self.noise_calibration == "paper" and overspent and not self._overspend_warned:
-                self._overspend_warned = True  # once per stream, not once per call
+            if self.noise_calibration == "paper" and overspent and not stream.overspend_warned:
+                stream.overspend_warned = True  # once per stream, not once per call
                 warnings.warn(
                     f"noise_calibration='paper' has spent epsilon={eps:.4g} > "
                     f"epsilon={self.epsilon}: the seed's formula under-noises here "
@@ -218,48 +184,55 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
                     "mechanism needs 1/epsilon). Use the default calibration.",
                     PrivacyLeakWarning, stacklevel=user_stacklevel(),
                 )
-        inferred = tuple(getattr(self, "_inferred", ()))
+        inferred = self._inferred
         return PrivacySpent(
             epsilon=float(eps), delta=float(self.delta), accountant=method,
-            bounds_trusted=not inferred, releases=releases, inferred=inferred,
-            seeded=is_seeded(self.random_state),
+            bounds_trusted=not inferred, releases=stream.releases, inferred=inferred,
+            seeded=self.random_state is not None,  # utils._stream.is_seeded
         )
 
-    # ----------------------------------------------------------- releases
-    def _leave_one_shot(self):
-        """``partial_fit`` after ``fit`` starts a new stream over the new rows only:
-        fit's rows stay in its one release (parallel composition)."""
-        if getattr(self, "_one_shot", False):
-            for name in ("_one_shot", "n_samples_seen_", "privacy_spent_", "_algo", "_ftl",
-                         "n_samples_waiting_", "batch_size_"):
-                self.__dict__.pop(name, None)
+    # ----------------------------------------------------------- streams
+    @property
+    def batch_size_(self):
+        """Rows per round of the live stream (``fit``'s release has none)."""
+        stream = self.__dict__.get("_stream")
+        if stream is None or stream.one_release:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'batch_size_'")
+        return stream.batch_size
 
-    def _check_live_stream(self):
-        """A call that continues a stream (under any algorithm's state) first
-        checks that its terms are unchanged: a switch of ``algorithm`` must not
-        start a second stream beside the first."""
-        if hasattr(self, "_algo") or hasattr(self, "_ftl"):
-            self._continue_stream()
+    def _live_stream(self):
+        """The stream this call continues, its terms checked; None when the
+        call starts one.
 
-    def _start_or_continue(self, live_state, n_rows):
-        """True when this call starts a stream (parameters frozen, generator
-        derived, round size resolved); a continuing call checks its terms."""
-        if hasattr(self, live_state):
-            self._continue_stream()
-            return False
+        ``partial_fit`` after ``fit`` starts a new stream over the new rows
+        only: fit's rows stay in its one release (parallel composition). A
+        call that continues a stream first checks that its terms are
+        unchanged: a switch of ``algorithm`` must not start a second stream
+        beside the first."""
+        stream = self.__dict__.get("_stream")
+        if stream is None or stream.one_release:
+            return None
+        check_terms(self, self._stream_terms)
+        return stream
+
+    def _new_stream(self, kind, n_rows, **options):
+        """Start a stream of class ``kind`` (:mod:`._streams`) for a first call
+        of ``n_rows`` rows: parameters frozen, generator derived, round size
+        resolved. It replaces the estimator's stream (and so whatever the last
+        one held)."""
         self._begin_stream()
-        self._overspend_warned = False
-        self._releases = 0
-        self.batch_size_ = self._resolve_batch(n_rows)
-        return True
+        stream = self._stream = kind(batch_size=self._resolve_batch(n_rows), **options)
+        return stream
 
-    def _record_stream(self, n_rows, W, event, rows_used):
+    def _record_stream(self, stream, n_rows, W, event, rows_used):
         """Publish the stream's model after ``n_rows`` more rows, and its cost."""
-        seen = self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + n_rows
+        seen = stream.n_seen = stream.n_seen + n_rows
+        self.n_samples_seen_ = seen
         self.n_samples_waiting_ = seen - rows_used
         if rows_used == 0:
             warnings.warn(
-                f"no round of batch_size={self.batch_size_} rows is complete yet: the "
+                f"no round of batch_size={stream.batch_size} rows is complete yet: the "
                 f"published model has learned from none of the {seen} rows seen, which "
                 "wait for their round. Use batch_size='auto' or a smaller batch_size, "
                 "or fit().", UserWarning, stacklevel=user_stacklevel(),
@@ -267,29 +240,27 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         if seen * self.delta >= 1 > (seen - n_rows) * self.delta:
             warn_delta(self.delta, seen)  # once, when the stream passes 1/delta rows
         self._publish(W)
-        self.privacy_spent_ = self._spent(event, self._releases)
-        self._publish_mi()
+        self.privacy_spent_ = self._spent(event, stream)
+        self._publish_mi(stream)
         record_release(self, event)  # last: a refusal undoes the call
 
     def _begin_one_release(self, n_rows):
-        """``fit``: a new one-release stream; returns its round size."""
-        for name in ("_algo", "_ftl", "coef_", "intercept_", "_published", "n_samples_seen_",
-                     "privacy_spent_", "n_samples_waiting_", "batch_size_"):
-            self.__dict__.pop(name, None)
+        """``fit``: a new one-release stream (:class:`._streams.StreamState`,
+        replacing any stream); returns it, its round size resolved."""
         self._begin_stream(one_release=True)
-        self._overspend_warned = False
+        stream = self._stream = StreamState(batch_size=self._resolve_batch(n_rows, one_release=True),
+                                            one_release=True)
         warn_delta(self.delta, n_rows)
-        return self._resolve_batch(n_rows, one_release=True)
+        return stream
 
-    def _record_one_release(self, n_rows, W, event):
+    def _record_one_release(self, stream, n_rows, W, event):
         """Publish ``fit``'s single model and its cost."""
         self._publish(W)
-        self.n_samples_seen_ = n_rows
+        stream.n_seen = self.n_samples_seen_ = n_rows
         self.n_samples_waiting_ = 0
-        self._one_shot = True
-        self._releases = 1
-        self.privacy_spent_ = self._spent(event, 1)
-        self._publish_mi()
+        stream.releases = 1
+        self.privacy_spent_ = self._spent(event, stream)
+        self._publish_mi(stream)
         record_release(self, event)  # last: a refusal undoes the call
 
 
@@ -316,7 +287,9 @@ class StreamingRegressorMixin:
         -------
         self : object
         """
-        self._transaction(self._learn, X, y, False)
+        check_budget(self, self._learn, (X, y, False))  # before any row is read
+        with Transaction(self):  # on any error, the state as it was
+            self._learn(X, y, False)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -8,7 +8,6 @@ the numerics are in :mod:`skdpol.kernel` and :mod:`skdpol.online`.
 """
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -16,7 +15,6 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..exceptions import PrivacyLeakWarning
 from ..kernel import KERNELS, KernelORLS, RandomFourierFeatures
 from ..kernel._release import final_release
 from ..mechanisms import NoiseSpec
@@ -30,11 +28,10 @@ from ..online import (
     round_event,
     steps_per_round,
 )
-from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
-from ..utils._warnings import user_stacklevel
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicKernelRegressor, kernel_predict
+from ._streams import GradientStream
 
 # "auto" streams with noisy GD from rounds of this many rows, with PQFTL below.
 # Measured on friedman1 (50k rows, epsilon = 1, median of 2 seeds): GD reaches
@@ -219,7 +216,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         "horizon": SHARED_CONSTRAINTS["horizon"],
         "noise_calibration": [StrOptions({"tight"})],
         "noise_sampler": SHARED_CONSTRAINTS["noise_sampler"],
-        "mechanism": [StrOptions({"auto", "tree", "blt"})],
+        "mechanism": SHARED_CONSTRAINTS["mechanism"],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
         "ledger": SHARED_CONSTRAINTS["ledger"],
@@ -254,32 +251,18 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self.ledger = ledger
 
     # ----------------------------------------------------------- set-up
-    def _start(self, X, y, one_release=False):
-        """Resolve the bounds, derive the stream's generators, draw the public map."""
-        if one_release:
-            self._begin_one_release(X.shape[0])
-        self._data_norm = self._resolve_data_norm(X)
-        if self.y_bound is None:
-            warnings.warn(
-                "y_bound is None: the label bound was read off the data, which "
-                "leaks it and voids the guarantee for it. Pass y_bound.",
-                PrivacyLeakWarning, stacklevel=user_stacklevel(),
-            )
-            self._infer("y_bound")
-            self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0
-        else:
-            self._y_bound = float(self.y_bound)
+    def _start(self, stream, X, y):
+        """Resolve the stream's bounds, derive its generators, draw the public map."""
+        units = stream.units = self._resolve_units(X, y)
         features_rng, self._rng = self._rng.spawn(2)
         # the kernel of the unit-space rows x / data_norm: gamma is unit-free
-        unit_gamma = (self.gamma / self._data_norm**2 if self.kernel == "rbf"
-                      else self.gamma / self._data_norm)
+        unit_gamma = (self.gamma / units.data_norm**2 if self.kernel == "rbf"
+                      else self.gamma / units.data_norm)
         self.random_features_ = RandomFourierFeatures(  # cos/sin pairs: an even count
             X.shape[1], self.n_components + self.n_components % 2, kernel=self.kernel,
             gamma=unit_gamma, intercept=self.fit_intercept, rng=features_rng)
 
-    @property
-    def _y_scale(self):
-        return self._y_bound
+    _kind = "kernel"  # no entry of the linear algorithms' registry
 
     def _auto_round(self, n_rows):
         # one round per call: noisy GD takes its steps inside a round, and the
@@ -318,26 +301,28 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             return "ftl"
         return "gd" if not stream or self.batch_size_ >= AUTO_GD_BATCH else "ftl"
 
-    def _start_stream(self, rounds):
+    def _stream_algorithm(self, batch_size, rounds):
+        """The stream's algorithm (``algorithm_`` resolved): noisy GD, POCP over
+        KORLS, or PQFTL; all three take the mapped rows alike."""
         self.algorithm_ = self._algorithm_for(stream=True)
         if self.algorithm_ == "gd":
-            self._algo = self._noisy_gd(self.batch_size_, rounds)
-            return
+            return self._noisy_gd(batch_size, rounds)
         if self.algorithm_ == "korls":
-            self._algo = OutputPerturbation(
-                self._korls(rounds, self.batch_size_), epsilon=self.epsilon, delta=self.delta,
+            return OutputPerturbation(
+                self._korls(rounds, batch_size), epsilon=self.epsilon, delta=self.delta,
                 noise=self._noise_spec, rng=self._rng)
-            return
         m = self._multiplier(lambda m: prefix_sum_event(
             self._mechanism, horizon=rounds, noise=self._noise_spec.with_multiplier(m)))
-        self._algo = PrivateQuadraticFTL(
+        return PrivateQuadraticFTL(
             n_features=self.random_features_.n_features_out, alpha=self.alpha, row_bound=1.0,
             label_bound=1.0, noise=self._noise_spec.with_multiplier(m),
-            horizon=rounds, batch_size=self.batch_size_, rng=self._rng,
+            horizon=rounds, batch_size=batch_size, rng=self._rng,
             mechanism=self._mechanism)
 
     def _publish(self, w):
-        w = np.asarray(w, dtype=np.float64).reshape(-1) * self._y_bound
+        # feature space: the weights only take the label unit back (the
+        # features, not the rows, carry the unit of X)
+        w = np.asarray(w, dtype=np.float64).reshape(-1) * self._stream.units.y_scale
         if self.fit_intercept:
             self.coef_ = w[:-1].copy()
             self.intercept_ = float(w[-1] * math.sqrt(0.5))  # the constant feature's value
@@ -345,34 +330,29 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             self.coef_ = w.copy()
             self.intercept_ = 0.0
 
-    def _unit_labels(self, y):
-        return clip_labels(y * (1.0 / self._y_bound), 1.0)
-
     # ----------------------------------------------------------- learning
     def _learn(self, X, y, progressive):
         del progressive  # no per-row progressive predictions for the kernel model
-        self._leave_one_shot()
-        self._check_live_stream()
-        first_call = not hasattr(self, "_algo")
-        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64, y_numeric=True)
-        self._check_horizon(X.shape[0])
-        if self._start_or_continue("_algo", X.shape[0]):
-            self._start(X, y)
-            self._start_stream(self._rounds())
-        F = self.random_features_.transform(X)
-        yc = self._unit_labels(y)
-        self._algo.check_room(X.shape[0])  # all checks done: from here on, mutate
-        self._algo.learn(F, yc)
-        self._releases += 1
-        self.n_iter_ = self._algo.n_steps if self.algorithm_ == "gd" else 1
+        stream = self._live_stream()
+        X, y = validate_data(self, X, y, reset=stream is None, dtype=np.float64, y_numeric=True)
+        self._check_horizon(X.shape[0], seen=0 if stream is None else stream.n_seen)
+        if stream is None:
+            # the rows reach the algorithm as public random features ("mapped")
+            stream = self._new_stream(GradientStream, X.shape[0], rows="mapped")
+            self._start(stream, X, y)
+            stream.algorithm = self._stream_algorithm(stream.batch_size,
+                                                      self._rounds(stream.batch_size))
+        stream.learn(self.random_features_.transform(X), y)
+        self.n_iter_ = stream.algorithm.n_steps if self.algorithm_ == "gd" else 1
         # PQFTL, POCP over KORLS and noisy GD present the same learn / published / event
-        self._record_algorithm(X.shape[0], self._algo)
+        self._record_stream(stream, X.shape[0], *stream.release())
 
     def _fit(self, X, y):
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        self._start(X, y, one_release=True)
+        stream = self._begin_one_release(X.shape[0])
+        self._start(stream, X, y)
         F = self.random_features_.transform(X)
-        yc = self._unit_labels(y)
+        yc = stream.units.labels(y)
         algorithm = self.algorithm_ = self._algorithm_for(stream=False)
         self.n_iter_ = 1
         if algorithm == "gd":
@@ -390,7 +370,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             w, event = one_shot_ridge(
                 F, yc, alpha=self.alpha, row_bound=1.0, label_bound=1.0,
                 noise=base.with_multiplier(m), rng=self._rng)
-        self._record_one_release(X.shape[0], w, event)
+        self._record_one_release(stream, X.shape[0], w, event)
 
     # ----------------------------------------------------------- using
     def predict(self, X):

@@ -1,37 +1,24 @@
 """PrivateOnlineLogistic: logistic regression on a stream, binary and multiclass."""
 
-import math
 import warnings
 from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyLeakWarning
-from ..losses import LogisticLoss, MultinomialLoss
+from ..ledger._hook import check_budget
+from ..online._registry import ALGORITHMS, CLASSIFIER
 from ..utils._docstrings import inject_docstring
+from ..utils._state import Transaction
 from ..utils._warnings import user_stacklevel
+from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._public import PublicLinearClassifier, _decision, _predict, _proba
-
-# unit-space alpha of the tree and IGD algorithms (alpha=None); measured on
-# Adult, one pass in chunks of 1,000 (benchmarks/bench_real.py): the best of
-# 0.003-0.03 for 6,000 and 32,561 rows at epsilon 1 and inf
-DEFAULT_ALPHA = 0.01
-# "ftrl" with a known horizon of n rows: alpha = min(DEFAULT_ALPHA, FTRL_ALPHA_SCALE /
-# sqrt(n)). FTRL on linearised losses wants a total regulariser growing like
-# sqrt(n) (McMahan 2017, "A survey of algorithms and analysis for adaptive online
-# learning", section 3), i.e. a per-row alpha ~ 1/sqrt(n); the horizon is public,
-# and for the logistic losses the gradient bound (the sensitivity) does not depend
-# on alpha. The constant is the Adult optimum at 32,561 rows (alpha ~ 0.004 in
-# the sweep 0.002-0.01 at epsilon 0.5, 1, 2, inf); it also gains 1.5 (binary) and
-# 3 (3 classes) points on the generated 180,000-row stream at epsilon 1 and inf
-# (docs/logistic.md). Below ~4,900 rows the rule gives DEFAULT_ALPHA back.
-FTRL_ALPHA_SCALE = 0.7
-
+from ._streams import GradientStream
 
 @inject_docstring()
 class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
@@ -185,9 +172,10 @@ default="auto"
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
-        "algorithm": [StrOptions({"auto", "ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd"})],
-        "mechanism": [StrOptions({"auto", "tree", "blt"})],
+        "algorithm": algorithm_constraint(CLASSIFIER),
     }
+
+    _kind = CLASSIFIER
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
                  algorithm="auto", feedback="full", batch_size="auto", horizon=None,
@@ -250,32 +238,6 @@ default="auto"
             return np.where(index == 1, 1.0, -1.0)
         return index.astype(np.float64)
 
-    def _auto_algorithm(self, stream):
-        """``"auto"``: "ftrl" for a stream; for ``fit``, one round of noisy
-        full-batch gradient descent when delta > 0 (its K steps compose as
-        Gaussians), else POL ("igd", pure DP). ``noise_calibration="paper"``
-        keeps the seeds' algorithms."""
-        if stream:
-            return "ftrl"
-        if self.delta == 0 or self.noise_calibration == "paper":
-            return "igd"
-        return "noisy-gd"
-
-    def _default_alpha(self, algorithm):
-        # noisy GD: no penalty (its finite T already regularises; a penalty of
-        # 1e-3 cost 0.7 point on Adult); ftrl over a known horizon: see
-        # FTRL_ALPHA_SCALE; the others: DEFAULT_ALPHA
-        if algorithm == "noisy-gd":
-            return 0.0
-        if algorithm == "ftrl" and self.horizon is not None:
-            return min(DEFAULT_ALPHA, FTRL_ALPHA_SCALE / math.sqrt(self.horizon))
-        return DEFAULT_ALPHA
-
-    def _loss(self):
-        if self.classes_.size == 2:
-            return LogisticLoss()
-        return MultinomialLoss(self.classes_.size)
-
     # ----------------------------------------------------------- learning
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None):
@@ -297,14 +259,16 @@ default="auto"
         -------
         self : object
         """
-        self._transaction(self._learn, X, y, classes, False)
+        check_budget(self, self._learn, (X, y, classes, False))  # before any row is read
+        with Transaction(self):  # on any error, the state as it was
+            self._learn(X, y, classes, False)
         return self
 
     def _learn(self, X, y, classes, trace):
-        self._leave_one_shot()
-        self._check_live_stream()
-        first_call = not hasattr(self, "_algo")
-        self._check_gradient_params()
+        stream = self._live_stream()
+        first_call = stream is None
+        if first_call:  # a continuing stream's terms, and so these, are unchanged
+            self._check_algorithm()
         inherited = False
         if first_call and classes is None and hasattr(self, "classes_"):
             classes, inherited = self.classes_, True  # a stream after fit keeps fit's labels
@@ -316,30 +280,33 @@ default="auto"
         X, y = self._validate_chunk(X, y, first_call)
         if first_call:  # later calls: every label must be in classes_ (_encode)
             check_classification_targets(y)
-        self._check_horizon(X.shape[0], X)
-        if self._start_or_continue("_algo", X.shape[0]):
+        self._check_horizon(X.shape[0], X, 0 if first_call else stream.n_seen)
+        if first_call:
+            algorithm = self._algorithm_for(stream=True)
+            # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
+            lazy = CLASSIFIER in ALGORITHMS[algorithm].lazy_rows
+            stream = self._new_stream(GradientStream, X.shape[0], rows="lazy" if lazy else "copy")
             if inherited and getattr(self, "_classes_inferred", False):
                 self._infer("classes")
             self._set_classes(classes, y)
             self._classes_inferred = "classes" in self._inferred
-            self._data_norm = self._resolve_data_norm(X)
+            stream.units = self._resolve_units(X)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()} differs from the first "
                 f"call's {self.classes_.tolist()}."
             )
         encoded = self._encode(y)
-        # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
-        Xa = self._augment(X, lazy=self._algorithm_for(stream=True) in ("ftrl", "ftal"))
         if first_call:
-            self.algorithm_ = self._algorithm_for(stream=True)
-            self._start_gradient_stream(self._loss(), Xa.shape[1])
-        models = self._learn_gradient(Xa, encoded, trace)
-        self._record_algorithm(X.shape[0], self._algo)
+            self.algorithm_ = algorithm
+            self._start_gradient_stream(stream, self._loss(algorithm),
+                                        X.shape[1] + self.fit_intercept)
+        models = stream.learn(X, encoded, trace)
+        self._record_stream(stream, X.shape[0], *stream.release())
         return models, X
 
     def _publish(self, W):
-        self.coef_, self.intercept_ = self._to_original_units(W)
+        self.coef_, self.intercept_ = self._stream.units.to_original(W)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, classes=None):
@@ -362,18 +329,19 @@ default="auto"
         return self
 
     def _fit(self, X, y, classes):
-        self._check_gradient_params(stream=False)
+        self._check_algorithm(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
         self.__dict__.pop("classes_", None)
-        batch = self._begin_one_release(X.shape[0])
+        stream = self._begin_one_release(X.shape[0])
         self._set_classes(classes, y)
         self._classes_inferred = "classes" in self._inferred
         encoded = self._encode(y)
-        self._data_norm = self._resolve_data_norm(X)
+        units = stream.units = self._resolve_units(X)
         self.algorithm_ = self._algorithm_for(stream=False)
-        W, event = self._fit_gradient(self._loss(), self._augment(X), encoded, batch)
-        self._record_one_release(X.shape[0], W, event)
+        W, event = self._fit_gradient(stream, self._loss(self.algorithm_), units.rows(X),
+                                      encoded, stream.batch_size)
+        self._record_one_release(stream, X.shape[0], W, event)
 
     # ----------------------------------------------------------- using
     def decision_function(self, X):
@@ -444,10 +412,10 @@ default="auto"
         self._validate_params()
         if self.batch_size != 1:
             raise ValueError("progressive_predict needs batch_size=1.")
-        if not hasattr(self, "_algo"):
+        if getattr(self.__dict__.get("_stream"), "algorithm", None) is None:
             raise ValueError("call partial_fit with classes first.")
         models, Xv = self._transaction(self._learn, X, y, None, True)
-        scores = np.einsum("nkd,nd->nk", models, self._augment(Xv))
+        scores = np.einsum("nkd,nd->nk", models, self._stream.units.rows(Xv))
         return _proba(scores[:, 0] if scores.shape[1] == 1 else scores)
 
     def public_model(self):

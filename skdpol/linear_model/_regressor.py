@@ -6,51 +6,41 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import paper_tree_sigma
-from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ..online import (
-    GRADIENT_ALGORITHMS,
     PrivateQuadraticFTL,
     joint_sensitivity,
     one_shot_event,
     one_shot_ridge,
 )
 from ..online._ftl import RidgeRelease
-from ..utils import clip_labels
 from ..utils._docstrings import inject_docstring
-from ..losses import SquaredLoss
-from ..losses._linear import HuberLoss
 from ..utils._warnings import user_stacklevel
-from ._base import (
-    SHARED_CONSTRAINTS,
-    PrivateLinearMixin,
-    StreamingRegressorMixin,
-    to_original_units,
-)
+from ..online._registry import ALGORITHMS, REGRESSOR, SUFFICIENT_STATISTIC
+from ._algorithms import algorithm_constraint
+from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
+from ._streams import GradientStream, SufficientStatisticStream
 from ._public import PublicLinearRegressor
 
-# unit-space ridge weight of PQFTL and the gradient family (alpha=None): 1e-3
-# and 1e-4 measured alike on the generated stream (R^2 0.794 at epsilon = 1)
-DEFAULT_ALPHA = 1e-3
 
 
 @inject_docstring()
 class _Published:
     """The regressor's published model in the user's units: a unit-space
     release (an array, or a :class:`~skdpol.online._ftl.RidgeRelease` solved
-    on first read) and the public scales that map it back. Released
-    quantities only; it is computed once, when first read."""
+    on first read) and the public :class:`~skdpol.linear_model._units.UnitSpace`
+    that maps it back. Released quantities only; it is computed once, when
+    first read."""
 
-    def __init__(self, W, coef_scale, intercept_scale, fit_intercept):
+    def __init__(self, W, units):
         if not isinstance(W, RidgeRelease):  # a copy: never an algorithm's own array
             W = np.array(W, dtype=np.float64)
-        self.W, self.coef_scale, self.intercept_scale = W, coef_scale, intercept_scale
-        self.fit_intercept = bool(fit_intercept)
+        self.W, self.units = W, units
         self._model = None
 
     def __getstate__(self):
@@ -61,8 +51,7 @@ class _Published:
         """(coef_, intercept_)."""
         if self._model is None:
             W = self.W.coef if isinstance(self.W, RidgeRelease) else self.W
-            coef, intercept = to_original_units(W, self.coef_scale, self.intercept_scale,
-                                                self.fit_intercept)
+            coef, intercept = self.units.to_original(W)
             self._model = (coef[0], float(intercept[0]))
         return self._model
 
@@ -207,12 +196,12 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "y_bound": [Interval(Real, 0, None, closed="neither"), None],
-        "algorithm": [StrOptions({"auto", "ftl", "noisy-gd", "ftrl", "ftal", "igd", "giga",
-                                  "mi-ogd"})],
+        "algorithm": algorithm_constraint(REGRESSOR),
         "residual_bound": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
-        "mechanism": [StrOptions({"auto", "tree", "blt"})],
     }
+
+    _kind = REGRESSOR
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
                  alpha=None, algorithm="auto", residual_bound=0.125, feedback="full",
@@ -237,102 +226,36 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self.ledger = ledger
 
     # ----------------------------------------------------------- set-up
-    def _check_params(self, stream=True):
-        if self.noise_calibration == "paper":
-            if stream and self.horizon is None:
-                raise ValueError("noise_calibration='paper' needs a finite horizon.")
-            if self.delta == 0:
-                raise ValueError("noise_calibration='paper' needs delta > 0.")
-
-    def _resolve_bounds(self, X, y):
-        """Bounds from parameters, or read off the data with a warning."""
-        self._data_norm = self._resolve_data_norm(X)
-        if self.y_bound is not None:
-            self._y_bound = float(self.y_bound)
-            return
-        warnings.warn(
-            "y_bound is None: the label bound was read off the data, which "
-            "leaks it and voids the guarantee for it. Pass y_bound.",
-            PrivacyLeakWarning, stacklevel=user_stacklevel(),
-        )
-        self._infer("y_bound")
-        self._y_bound = float(np.max(np.abs(y), initial=0.0)) or 1.0
-
-    @property
-    def _y_scale(self):
-        return self._y_bound
-
-    def _auto_algorithm(self, stream):
-        """``"auto"``: PQFTL ("ftl") for streams, and for ``fit`` noisy GD on
-        the Huber loss when delta > 0 (else PQFTL's one release)."""
-        if stream or self.delta == 0 or self.noise_calibration == "paper":
-            return "ftl"
-        return "noisy-gd"
-
-    def _default_alpha(self, algorithm):
-        # noisy GD: unpenalised (its finite number of steps regularises, as for
-        # the classifier); the others: DEFAULT_ALPHA
-        return 0.0 if algorithm == "noisy-gd" else DEFAULT_ALPHA
-
-    def _loss(self, algorithm):
-        """Squared loss; noisy GD's Huber loss clips residuals at residual_bound."""
-        return HuberLoss(self.residual_bound) if algorithm == "noisy-gd" else SquaredLoss(1.0)
-
-    def _auto_round(self, n_rows):
-        # PQFTL and noisy GD: one round per call (a leaf of the tree, the
-        # fewest levels; noisy GD takes its steps inside a round);
-        # IGD's squared-loss step bound holds for one row a round, and MI-OGD's
-        # steps on the squared loss are tuned for per-row rounds (as before "auto")
-        algorithm = self._algorithm_for(stream=True)
-        if algorithm in ("ftl", "noisy-gd"):
-            return n_rows
-        if algorithm in ("igd", "mi-ogd"):
-            return 1
-        return super()._auto_round(n_rows)
-
-    def _unit_scales(self):
-        """PQFTL's ``row_scale`` and ``label_scale``: raw units to unit space."""
-        return {"row_scale": 1.0 / self._data_norm, "label_scale": 1.0 / self._y_bound}
-
-    def _unit_labels(self, y):
-        """Labels in unit space: y / y_bound clipped to [-1, 1]."""
-        return clip_labels(y * (1.0 / self._y_bound), 1.0)
-
     def _noise_multiplier(self, make_event):
         """Multiplier that makes ``make_event(m)`` cost (epsilon, delta)."""
         return NoiseSpec.calibrated(self.epsilon, self.delta, family=self._noise,
                                     sampler=self.noise_sampler,
                                     make_event=make_event).multiplier
 
-    def _scales(self, n_rounds):
+    def _scales(self, units, n_rounds):
         """(V_scale, u_scale, noise_multiplier) for the chosen calibration."""
         if self.noise_calibration == "paper" and not math.isinf(self.epsilon):
             # seed 002 Algorithm 4: each tree gets (eps/2, delta/2), R = max(||v||, |y|).
             # Line 8 passes R as the bound of y v, whose norm reaches R^2; we pass
             # R^2, the bound Algorithm 5 requires of its input. (Unit space:
             # rows of norm <= sqrt(2), labels in [-1, 1].)
-            R = max(self._row_bound, 1.0)
+            R = max(units.row_bound, 1.0)
             sigma = paper_tree_sigma(R**2, self.epsilon / 2, self.delta / 2, n_rounds)
             # unit noise in the scaled coordinates = the paper's sigma in both sums
-            return sigma, sigma, 1.0 / joint_sensitivity(self._row_bound, 1.0, sigma, sigma)
+            return sigma, sigma, 1.0 / joint_sensitivity(units.row_bound, 1.0, sigma,
+                                                          sigma)
         return None, None, None
 
-    def _multiplier_and_scales(self, n_rounds, make_event):
-        s_V, s_u, m = self._scales(n_rounds)
+    def _multiplier_and_scales(self, units, n_rounds, make_event):
+        s_V, s_u, m = self._scales(units, n_rounds)
         if m is None:
             m = self._noise_multiplier(make_event)
         return s_V, s_u, m
 
-    @property
-    def _intercept(self):
-        """The constant column's value in unit space (None without an intercept)."""
-        return 1.0 if self.fit_intercept else None
-
     def _publish(self, coef):
         # FTL's (d,) or RidgeRelease, or the gradient family's (1, d): mapped
         # to the user's units (and a RidgeRelease solved) when first read
-        self._published = _Published(coef, self._y_scale / self._data_norm, self._y_scale,
-                                     self.fit_intercept)
+        self._published = _Published(coef, self._stream.units)
 
     @property
     def coef_(self):
@@ -353,104 +276,93 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
     # ----------------------------------------------------------- learning
     def _learn(self, X, y, progressive):
-        self._leave_one_shot()
-        self._check_live_stream()
-        self.algorithm_ = self._algorithm_for(stream=True)
-        if self.algorithm_ != "ftl":
-            return self._learn_other(X, y, progressive)
-        first_call = not hasattr(self, "_ftl")
-        self._check_params()
-        X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
-        self._check_horizon(X.shape[0], X)
-        if self._start_or_continue("_ftl", X.shape[0]):
-            self._resolve_bounds(X, y)
-            self._start_stream()
-        # PQFTL moves the raw rows to unit space itself (uncopied float sums
-        # when no row needs clipping, else its exact grid: one copy of the
-        # chunk): rows X / data_norm clipped to norm 1, labels y / y_bound
-        # clipped to [-1, 1], as _unit_rows / _unit_labels
-        models = self._learn_gradient(X, y, progressive, algo=self._ftl, **self._unit_scales())
-        ftl = self._ftl  # its release is solved when first read (a stream read once pays once)
-        self._record_stream(X.shape[0], ftl.deferred_release(), ftl.event(), ftl.n_rows_used)
+        stream = self._live_stream()
+        if stream is None:  # a continuing stream's terms, and so these, are unchanged
+            self.algorithm_ = self._algorithm_for(stream=True)
+            self._check_algorithm()
+        X, y = self._validate_chunk(X, y, stream is None, y_numeric=True)
+        self._check_horizon(X.shape[0], X, 0 if stream is None else stream.n_seen)
+        if stream is None:
+            stream = self._start(X, y)
+        models = stream.learn(X, y, progressive)
+        # PQFTL's release is solved when first read (a stream read once pays once)
+        self._record_stream(stream, X.shape[0], *stream.release())
         return (None if models is None else models[:, 0, :]), X
 
-    def _learn_other(self, X, y, progressive):
-        """The gradient family (igd, giga, ftal, mi-ogd) with the squared loss."""
-        first_call = not hasattr(self, "_algo")
-        self._check_gradient_params()
-        X, y = self._validate_chunk(X, y, first_call, y_numeric=True)
-        self._check_horizon(X.shape[0], X)
-        if self._start_or_continue("_algo", X.shape[0]):
-            self._resolve_bounds(X, y)
-        Xa = self._augment(X)
-        if first_call:
-            self._start_gradient_stream(self._loss(self.algorithm_), Xa.shape[1])
-            self._warn_seed_algorithm()
-        models = self._learn_gradient(Xa, self._unit_labels(y), progressive)
-        self._record_algorithm(X.shape[0], self._algo)
-        coefs = None if models is None else models[:, 0, :]
-        return coefs, X
+    def _start(self, X, y):
+        """A new stream: PQFTL's sums ("ftl") or the gradient family (igd,
+        giga, ftal, ftrl, mi-ogd, noisy-gd) with the squared (Huber) loss."""
+        if ALGORITHMS[self.algorithm_].kind == SUFFICIENT_STATISTIC:
+            stream = self._new_stream(SufficientStatisticStream, X.shape[0])
+            stream.units = self._resolve_units(X, y)
+            stream.algorithm = self._pqftl(stream)
+            return stream
+        stream = self._new_stream(GradientStream, X.shape[0])
+        stream.units = self._resolve_units(X, y)
+        self._start_gradient_stream(stream, self._loss(self.algorithm_),
+                                    X.shape[1] + self.fit_intercept)
+        self._warn_seed_algorithm(stream)
+        return stream
 
-    def _start_stream(self):
-        n_rounds = self._rounds()
+    def _pqftl(self, stream):
+        """The stream's :class:`~skdpol.online.PrivateQuadraticFTL`."""
+        n_rounds = self._rounds(stream.batch_size)
         s_V, s_u, m = self._multiplier_and_scales(
-            n_rounds,
+            stream.units, n_rounds,
             lambda m: prefix_sum_event(self._mechanism, horizon=n_rounds,
                                        noise=self._noise_spec.with_multiplier(m)),
         )
-        self._ftl = PrivateQuadraticFTL(
+        return PrivateQuadraticFTL(
             n_features=self.n_features_in_ + self.fit_intercept, alpha=self._alpha_for("ftl"),
-            row_bound=self._row_bound, label_bound=1.0,
+            row_bound=stream.units.row_bound, label_bound=1.0,
             noise=self._noise_spec.with_multiplier(m), horizon=n_rounds,
-            batch_size=self.batch_size_, rng=self._rng, V_scale=s_V, u_scale=s_u,
-            intercept=self._intercept, mechanism=self._mechanism,
+            batch_size=stream.batch_size, rng=self._rng, V_scale=s_V, u_scale=s_u,
+            intercept=stream.units.intercept, mechanism=self._mechanism,
         )
 
     def _fit(self, X, y):
         self.algorithm_ = self._algorithm_for(stream=False)
-        if self.algorithm_ != "ftl":
-            return self._fit_other(X, y)
-        self._check_params(stream=False)
+        self._check_algorithm(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        self._begin_one_release(X.shape[0])
-        self._resolve_bounds(X, y)
-        s_V, s_u, m = self._multiplier_and_scales(
-            X.shape[0], lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
-        coef, event = one_shot_ridge(
-            X, y, alpha=self._alpha_for("ftl"), row_bound=self._row_bound, label_bound=1.0,
-            noise=self._noise_spec.with_multiplier(m), rng=self._rng, V_scale=s_V,
-            u_scale=s_u, intercept=self._intercept, **self._unit_scales(),
-        )
-        self._record_one_release(X.shape[0], coef, event)
-
-    def _fit_other(self, X, y):
-        self._check_gradient_params(stream=False)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
-        batch = self._begin_one_release(X.shape[0])
-        if self.algorithm_ not in ("giga", "noisy-gd") and (
-                self.batch_size == "auto" or self.algorithm_ != "igd"):
+        stream = self._begin_one_release(X.shape[0])
+        spec = ALGORITHMS[self.algorithm_]
+        if spec.kind == SUFFICIENT_STATISTIC:
+            units = stream.units = self._resolve_units(X, y)
+            s_V, s_u, m = self._multiplier_and_scales(
+                units, X.shape[0], lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
+            coef, event = one_shot_ridge(
+                X, y, alpha=self._alpha_for("ftl"), row_bound=units.row_bound, label_bound=1.0,
+                noise=self._noise_spec.with_multiplier(m), rng=self._rng, V_scale=s_V,
+                u_scale=s_u, intercept=units.intercept, **units.ftl_scales(),
+            )
+            self._record_one_release(stream, X.shape[0], coef, event)
+            return
+        batch = stream.batch_size
+        if REGRESSOR in spec.fit_per_row and (self.batch_size == "auto"
+                                              or self.algorithm_ != "igd"):
             # POL runs IGD, whose squared-loss step bound holds for one row a
             # round: a batch_size set for ftrl / ftal / mi-ogd streams does
             # not apply to it (an explicit igd with batch_size > 1 is refused)
             batch = 1
-        self._resolve_bounds(X, y)
-        W, event = self._fit_gradient(self._loss(self.algorithm_), self._augment(X),
-                                      self._unit_labels(y), batch)
-        self._record_one_release(X.shape[0], W, event)
-        self._warn_seed_algorithm()
+        units = stream.units = self._resolve_units(X, y)
+        W, event = self._fit_gradient(stream, self._loss(self.algorithm_), units.rows(X),
+                                      units.labels(y), batch)
+        self._record_one_release(stream, X.shape[0], W, event)
+        self._warn_seed_algorithm(stream)
 
-    def _warn_seed_algorithm(self):
+    def _warn_seed_algorithm(self, stream):
         """Say so when the user picked one of the seeds' gradient algorithms:
         on the squared loss they are for comparison, and their models can be
         far worse than predicting the mean (measured in docs/regressor.md,
         "Other algorithms"). A function of public parameters only."""
-        if self.algorithm not in GRADIENT_ALGORITHMS or self.algorithm == "noisy-gd":
+        spec = ALGORITHMS.get(self.algorithm)
+        if spec is None or REGRESSOR not in spec.comparison_only:  # "auto", ftl, noisy-gd
             return
-        base = getattr(getattr(self, "_algo", None), "base", None)
+        base = getattr(stream.algorithm, "base", None)
         free = getattr(base, "free_rounds", 0)
         warm_up = ""
         if free:  # giga: its warm-up points are random and read no row
-            rounds = self._rounds()
+            rounds = self._rounds(stream.batch_size)
             warm_up = (f" Its first {free} rounds publish random points that read no row"
                        + (f", and this stream plans only {rounds}: no row will be used."
                           if rounds is not None and rounds <= free else "."))
@@ -511,7 +423,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._validate_params()
         coefs, X = self._transaction(self._learn, X, y, True)
         # each row meets the model published before it (mapped from unit space)
-        coef, intercept = self._to_original_units(coefs)
+        coef, intercept = self._stream.units.to_original(coefs)
         pred = np.einsum("ij,ij->i", coef, X) + intercept
         return (pred, coef, intercept) if return_coef else pred
 

@@ -1,7 +1,7 @@
 """Choosing the continual-release mechanism of a stream's prefix sums.
 
-Three implementations share one interface (``add``, ``add_leaves``,
-``prefix_releases``, ``release``, ``check_room``, ``event``,
+Three implementations share one interface (:class:`PrefixSum`: ``add``,
+``add_leaves``, ``prefix_releases``, ``release``, ``check_room``, ``event``,
 ``noise_std_at``, ``refresh_noise``, ``n_leaves``, ``exact_total``): the
 binary tree of the seeds (:class:`PrivatePrefixSum`, any horizon, Gaussian
 or Laplace nodes), a BLT factorisation for a known horizon
@@ -15,11 +15,57 @@ Gaussian (or discrete Gaussian) noise and has no pure-DP form here, and the
 seeds' own calibrations (``noise_calibration="paper"``) are the tree's.
 """
 
+from typing import Protocol
+
 from ._blt import BLTPrefixSum, OpenBLTPrefixSum
 from ._noise import noise_event
 from ._tree import PrivatePrefixSum, tree_event
 
 MECHANISMS = ("auto", "tree", "blt")
+
+
+class PrefixSum(Protocol):
+    """The continual release of a stream's prefix sums, whichever mechanism.
+
+    Leaves are vectors of length ``dim`` (one a round); after each one the
+    noisy sum of the leaves so far may be published. Everything but the
+    releases and the events is curator state (exact sums, noise keys).
+
+    Attributes
+    ----------
+    n_leaves : int
+        Leaves added so far.
+    exact_total : ndarray
+        The exact (un-noised) sum: curator state, for tests and audits.
+    one_leaf_at_a_time : bool
+        Leaves must be added one by one (each is rounded or encoded alone).
+    """
+
+    n_leaves: int
+
+    def check_room(self, n_leaves):
+        """Raise ``BudgetExhaustedError`` if ``n_leaves`` more would pass the horizon."""
+
+    def add(self, total, n_leaves):
+        """Add ``n_leaves`` leaves whose sum is ``total`` (one vectorised call)."""
+
+    def add_leaves(self, leaves):
+        """Add the rows of ``leaves`` (n, dim), one leaf each."""
+
+    def prefix_releases(self, leaves):
+        """Add the rows of ``leaves``; return the release just before each, (n, dim)."""
+
+    def release(self):
+        """The noisy sum of every leaf so far (what is published)."""
+
+    def noise_std_at(self, times):
+        """Per-coordinate noise std of the release after ``times`` leaves (public)."""
+
+    def event(self, n_leaves=None):
+        """The cost of every release once ``n_leaves`` leaves are in (a ``DpEvent``)."""
+
+    def refresh_noise(self, rng):
+        """Fresh noise for every node not released yet (a restored checkpoint)."""
 
 
 def resolve_mechanism(mechanism, noise, calibration="tight"):
@@ -42,7 +88,7 @@ def check_mechanism(mechanism, noise):
 
 
 def prefix_sum_mechanism(mechanism, *, dim, sensitivity, noise, horizon, rng, leaf_bound=None):
-    """A fresh prefix-sum mechanism of the chosen kind; ``noise`` is the
+    """A fresh :class:`PrefixSum` of the chosen kind; ``noise`` is the
     :class:`~skdpol.mechanisms.NoiseSpec` of its nodes (or its stream)."""
     check_mechanism(mechanism, noise.family)
     if mechanism == "blt":

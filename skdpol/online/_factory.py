@@ -7,8 +7,7 @@ from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD
 from ._noisy_gd import MOMENTUM, NoisyGradientDescent, gradient_schedule, round_event
 from ._pocp import OutputPerturbation, offline_release
-
-GRADIENT_ALGORITHMS = ("ftrl", "ftal", "igd", "giga", "mi-ogd", "noisy-gd")
+from ._registry import ALGORITHMS, GRADIENT_ALGORITHMS  # noqa: F401  (re-exported)
 
 
 def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilon, delta,
@@ -47,16 +46,17 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     ``mechanism`` picks the prefix sums' release of ftal / ftrl ("tree" or
     "blt").
     """
+    family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=horizon)
-    if algorithm == "noisy-gd":
+    if family == "noisy-gd":
         del calibration, feedback  # one calibration; full gradients
         common.pop("radius")  # unconstrained: its gradients are bounded everywhere
         return _noisy_gd(**common, epsilon=epsilon, delta=delta, noise=noise, rng=rng)
-    if algorithm in ("igd", "giga"):
+    if family == "output-perturbation":
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
                                   delta=delta, noise=noise, calibration=calibration, rng=rng)
-    if algorithm in ("ftal", "ftrl"):
+    if family == "prefix-sum":
         if calibration == "paper":
             # seed 001's TBAP: pure-DP L2-Laplace nodes, epsilon split over the levels
             noise = NoiseSpec("laplace", noise.sampler)
@@ -66,7 +66,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
                                                   noise=noise.with_multiplier(m)))
         return PrivateFTAL(**common, noise=spec, rng=rng, mechanism=mechanism,
                            centre="published" if algorithm == "ftrl" else "origin")
-    if algorithm == "mi-ogd":
+    if family == "mutual-information":
         spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
         return MutualInformationOGD(**common, feedback=feedback, noise=spec, rng=rng)
     raise ValueError(f"unknown algorithm {algorithm!r}.")
@@ -80,17 +80,18 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
     improve with one release (each row already pays once), so it streams.
     """
+    spec = ALGORITHMS[algorithm]
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=None)
-    if algorithm == "noisy-gd":  # one round of every row: K noisy steps
+    if spec.family == "noisy-gd":  # one round of every row: K noisy steps
         common["batch_size"] = X.shape[0]
         common["horizon"] = 1
-    if algorithm in ("mi-ogd", "noisy-gd"):
+    if spec.one_release == "stream":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
-    base = _base("giga" if algorithm == "giga" else "igd", common, rng)
+    base = _base("giga" if spec.one_release == "averaged" else "igd", common, rng)
     W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
                                rng=rng, calibration=calibration)
     return W, event, None

@@ -4,12 +4,21 @@ import copy
 
 import numpy as np
 
-# the mutable curator state of every estimator (algorithm objects and the RNG)
-LIVE_STATE = ("_algo", "_ftl", "_rng")
+# the mutable curator state of every estimator: the live stream of the linear
+# estimators (skdpol.linear_model._streams), the algorithm object of the
+# selector, and the RNG
+LIVE_STATE = ("_stream", "_algo", "_rng")
 
 
 def run_transaction(obj, method, *args):
-    """Run ``method(*args)``; on any error restore ``obj.__dict__`` as it was.
+    """Run ``method(*args)``; on any error restore ``obj.__dict__`` as it was
+    (:class:`Transaction`)."""
+    with Transaction(obj):
+        return method(*args)
+
+
+class Transaction:
+    """``with Transaction(obj):`` on any error, restore ``obj.__dict__`` as it was.
 
     The mutable curator state is deep-copied *together*, so objects it
     shares (an algorithm holding the estimator's generator) stay shared.
@@ -23,13 +32,32 @@ def run_transaction(obj, method, *args):
     observer sees. Every private path clips or rejects what such an operation
     could produce (NaN/inf rows are refused by an explicit check, overflowed
     norms clip the row to zero), so nothing is lost by silencing them here.
+
+    A context manager rather than a function taking the method: the
+    estimators' call chains stay a frame shallower.
     """
-    saved = dict(obj.__dict__)
-    saved.update(copy.deepcopy({k: saved[k] for k in LIVE_STATE if k in saved}))
-    try:
-        with np.errstate(all="ignore"):
-            return method(*args)
-    except BaseException:
-        obj.__dict__.clear()
-        obj.__dict__.update(saved)
-        raise
+
+    __slots__ = ("_obj", "_saved", "_errstate")
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def __enter__(self):
+        saved = dict(self._obj.__dict__)
+        live = {}
+        for name in LIVE_STATE:
+            if name in saved:
+                live[name] = saved[name]
+        saved.update(copy.deepcopy(live))
+        self._saved = saved
+        self._errstate = np.errstate(all="ignore")
+        self._errstate.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc, traceback):
+        self._errstate.__exit__(exc_type, exc, traceback)
+        if exc_type is not None:  # any BaseException: restore, and let it through
+            state = self._obj.__dict__
+            state.clear()
+            state.update(self._saved)
+        return False

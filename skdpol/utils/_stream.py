@@ -83,6 +83,9 @@ def _same(a, b):
         return False
 
 
+_MISSING = object()
+
+
 def check_terms(estimator, terms):
     """Refuse a call that continues a stream under changed parameters.
 
@@ -92,6 +95,15 @@ def check_terms(estimator, terms):
         Naming every parameter that changed since the stream started. The
         message holds parameter values only (public), never data.
     """
+    names = _param_names(type(estimator))
+    if len(terms) == len(names):
+        # the common case, every parameter the very object the stream started
+        # with (a plain loop: it runs on every partial_fit)
+        for name in names:
+            if getattr(estimator, name) is not terms.get(name, _MISSING):
+                break
+        else:
+            return
     now = frozen_terms(estimator)
     changed = sorted(k for k in set(now) | set(terms) if not _same(now.get(k), terms.get(k)))
     if changed:

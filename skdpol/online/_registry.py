@@ -1,0 +1,180 @@
+"""The linear estimators' algorithms, one :class:`AlgorithmSpec` per name.
+
+Everything that depends on *which* algorithm runs reads this table:
+validation (the allowed names of each estimator's ``algorithm``), the
+combination checks (:func:`skdpol.linear_model._algorithms.check_combination`),
+construction (:func:`skdpol.online.make_stream` and
+:func:`skdpol.online.fit_once` dispatch on ``family``) and the per-estimator
+defaults ("auto" resolution, round size, ``alpha``, loss). A new algorithm
+is one entry here and one builder.
+
+Numbers only, and names of public parameters: no scikit-learn.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+# Estimator kinds (the keys of the per-estimator fields below)
+REGRESSOR, CLASSIFIER = "regressor", "classifier"
+
+# The kinds of stream behind an algorithm (skdpol.linear_model._streams)
+SUFFICIENT_STATISTIC, GRADIENT = "sufficient-statistic", "gradient"
+
+# unit-space ridge weight of the regressor's PQFTL and gradient family
+# (alpha=None): 1e-3 and 1e-4 measured alike on the generated stream (R^2 0.794
+# at epsilon = 1)
+REGRESSOR_ALPHA = 1e-3
+# unit-space alpha of the classifier's tree and IGD algorithms (alpha=None);
+# measured on Adult, one pass in chunks of 1,000 (benchmarks/bench_real.py): the
+# best of 0.003-0.03 for 6,000 and 32,561 rows at epsilon 1 and inf
+CLASSIFIER_ALPHA = 0.01
+# the classifier's "ftrl" with a known horizon of n rows: alpha = min(CLASSIFIER_ALPHA,
+# FTRL_ALPHA_SCALE / sqrt(n)). FTRL on linearised losses wants a total regulariser
+# growing like sqrt(n) (McMahan 2017, "A survey of algorithms and analysis for
+# adaptive online learning", section 3), i.e. a per-row alpha ~ 1/sqrt(n); the
+# horizon is public, and for the logistic losses the gradient bound (the
+# sensitivity) does not depend on alpha. The constant is the Adult optimum at
+# 32,561 rows (alpha ~ 0.004 in the sweep 0.002-0.01 at epsilon 0.5, 1, 2, inf); it
+# also gains 1.5 (binary) and 3 (3 classes) points on the generated 180,000-row
+# stream at epsilon 1 and inf (docs/logistic.md). Below ~4,900 rows the rule gives
+# CLASSIFIER_ALPHA back.
+FTRL_ALPHA_SCALE = 0.7
+
+# the regressor's default alpha for most algorithms, the classifier's for most
+_ALPHA = {REGRESSOR: REGRESSOR_ALPHA, CLASSIFIER: CLASSIFIER_ALPHA}
+# noisy GD: unpenalised for both (its finite number of steps regularises; a
+# penalty of 1e-3 cost the classifier 0.7 point on Adult)
+_NO_PENALTY = {REGRESSOR: 0.0, CLASSIFIER: 0.0}
+_LOSS = {REGRESSOR: "squared", CLASSIFIER: "logistic"}
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """What an estimator needs to know about one algorithm name.
+
+    Parameters
+    ----------
+    name : str
+        The value of the estimators' ``algorithm`` parameter.
+    kind : {"sufficient-statistic", "gradient"}
+        The stream behind it: PQFTL's private sums, or a gradient-family
+        algorithm object (:func:`skdpol.online.make_stream`).
+    family : str
+        How :func:`~skdpol.online.make_stream` builds it: "pqftl" (built by
+        the estimator), "noisy-gd", "output-perturbation", "prefix-sum",
+        "mutual-information".
+    estimators : frozenset of str
+        The estimator kinds ("regressor", "classifier") that accept the name.
+    needs_delta : bool, default=False
+        Refused with ``delta=0`` (its steps compose like sqrt(K) only under
+        Gaussian noise).
+    paper : str or None, default=None
+        None: ``noise_calibration="paper"`` is defined; otherwise the reason
+        it is not (the refusal says it).
+    paper_pure_dp : bool, default=False
+        The paper calibration also holds with ``delta=0`` (seed 001's TBAP
+        is pure DP).
+    bandit : bool or None, default=False
+        ``feedback="bandit"`` is defined; None: ``feedback`` is not read (and
+        not checked) on this path.
+    auto_round : dict, default={}
+        Per estimator kind, the round of ``batch_size="auto"`` in a stream:
+        "call" (one round per call), "row" (per-row rounds) or, when absent,
+        "gradient" (even rounds of at most GRADIENT_ROUND rows).
+    alpha : dict
+        Per estimator kind, the unit-space ``alpha`` of ``alpha=None``.
+    alpha_horizon_scale : dict, default={}
+        Per estimator kind: with a known horizon of n rows, ``alpha=None`` is
+        ``min(alpha, scale / sqrt(n))``.
+    loss : dict
+        Per estimator kind: "squared", "huber" (noisy GD's clipped
+        residuals) or "logistic" (binary or multinomial by the classes).
+    lazy_rows : frozenset of str, default=frozenset()
+        Estimator kinds whose rows for this algorithm stay uncopied
+        (:class:`~skdpol.linear_model._rows.UnitRows`: rounds that only take
+        gradient sums).
+    one_release : {"stream", "pol", "averaged"} or None
+        ``fit``'s single release (:func:`~skdpol.online.fit_once`): run the
+        stream over all rows, POL over IGD, or the averaged GIGA iterate.
+        None: the estimator's own (PQFTL's single noisy copy of the sums).
+    fit_per_row : frozenset of str, default=frozenset()
+        Estimator kinds whose ``fit`` runs this algorithm's POL with per-row
+        rounds (IGD's squared-loss step bound holds for one row a round).
+    comparison_only : frozenset of str, default=frozenset()
+        Estimator kinds for which the name is there for comparison with the
+        seed papers (choosing it warns).
+    mutual_information : bool, default=False
+        Publishes seed 000's mutual-information bound.
+    """
+
+    name: str
+    kind: str
+    family: str
+    estimators: frozenset
+    loss: dict
+    alpha: dict
+    needs_delta: bool = False
+    paper: str | None = None
+    paper_pure_dp: bool = False
+    bandit: bool | None = False
+    auto_round: dict = field(default_factory=dict)
+    alpha_horizon_scale: dict = field(default_factory=dict)
+    lazy_rows: frozenset = frozenset()
+    one_release: str | None = None
+    fit_per_row: frozenset = frozenset()
+    comparison_only: frozenset = frozenset()
+    mutual_information: bool = False
+
+    def default_alpha(self, estimator, horizon):
+        """``alpha=None`` for ``estimator`` (a kind) over ``horizon`` rows (or None)."""
+        alpha = self.alpha[estimator]
+        scale = self.alpha_horizon_scale.get(estimator)
+        if scale is not None and horizon is not None:
+            return min(alpha, scale / math.sqrt(horizon))
+        return alpha
+
+
+_BOTH = frozenset({REGRESSOR, CLASSIFIER})
+_REGRESSOR = frozenset({REGRESSOR})
+
+ALGORITHMS = {spec.name: spec for spec in (
+    AlgorithmSpec(
+        "ftl", SUFFICIENT_STATISTIC, "pqftl", frozenset({REGRESSOR}), loss=_LOSS,
+        alpha=_ALPHA, bandit=None, auto_round={REGRESSOR: "call"}),
+    AlgorithmSpec(
+        "ftrl", GRADIENT, "prefix-sum", _BOTH, loss=_LOSS, alpha=_ALPHA,
+        paper_pure_dp=True, alpha_horizon_scale={CLASSIFIER: FTRL_ALPHA_SCALE},
+        lazy_rows=frozenset({CLASSIFIER}), one_release="pol",
+        fit_per_row=_REGRESSOR, comparison_only=_REGRESSOR),
+    AlgorithmSpec(
+        "ftal", GRADIENT, "prefix-sum", _BOTH, loss=_LOSS, alpha=_ALPHA,
+        paper_pure_dp=True, lazy_rows=frozenset({CLASSIFIER}), one_release="pol",
+        fit_per_row=_REGRESSOR, comparison_only=_REGRESSOR),
+    AlgorithmSpec(
+        "igd", GRADIENT, "output-perturbation", _BOTH, loss=_LOSS, alpha=_ALPHA,
+        auto_round={REGRESSOR: "row"}, one_release="pol", fit_per_row=_REGRESSOR,
+        comparison_only=_REGRESSOR),
+    AlgorithmSpec(
+        "giga", GRADIENT, "output-perturbation", _BOTH, loss=_LOSS, alpha=_ALPHA,
+        one_release="averaged", comparison_only=_REGRESSOR),
+    AlgorithmSpec(
+        "mi-ogd", GRADIENT, "mutual-information", _BOTH, loss=_LOSS, alpha=_ALPHA,
+        paper="seed 000 states a mutual-information bound, not a noise formula",
+        bandit=True, auto_round={REGRESSOR: "row"}, one_release="stream",
+        fit_per_row=_REGRESSOR, comparison_only=_REGRESSOR,
+        mutual_information=True),
+    AlgorithmSpec(
+        "noisy-gd", GRADIENT, "noisy-gd", _BOTH, loss={REGRESSOR: "huber", CLASSIFIER: "logistic"},
+        alpha=_NO_PENALTY, needs_delta=True, paper="it is not a seed algorithm",
+        auto_round={REGRESSOR: "call"}, one_release="stream"),
+)}
+
+# "auto" per estimator kind: (stream, fit, fit with delta=0 or the paper calibration)
+AUTO = {REGRESSOR: ("ftl", "noisy-gd", "ftl"), CLASSIFIER: ("ftrl", "noisy-gd", "igd")}
+
+GRADIENT_ALGORITHMS = tuple(name for name, spec in ALGORITHMS.items() if spec.kind == GRADIENT)
+
+
+def algorithm_names(estimator):
+    """The values ``estimator`` (a kind) accepts for ``algorithm``, "auto" first."""
+    return ("auto", *(name for name, spec in ALGORITHMS.items() if estimator in spec.estimators))
