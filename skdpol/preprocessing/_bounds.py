@@ -19,7 +19,7 @@ composition is rho-zCDP (bounded range; the mechanism's notes), hence
 at d = 10 and delta = 1e-5.
 
 Quantiles the budget cannot resolve. The mechanism's rank error is about
-2 (ln(K + 1) + ln(1 / beta)) / epsilon_q rows (K + 1 candidates, failure
+2 (ln(K) + ln(1 / beta)) / epsilon_q rows (K candidate cells, failure
 probability beta): below that rank, the empty part of the search interval
 (all its candidates have count 0, or n) outweighs the data and the estimate
 lands anywhere in it, e.g. at -1e9. With ``adaptive=True`` (default) each
@@ -99,10 +99,11 @@ class PrivateRangeEstimator(BaseEstimator):
     """Each column's range from two private quantiles (exponential mechanism).
 
     ``fit`` releases, for every column, the ``quantiles`` (low, high) of its
-    non-missing values by the exponential mechanism over a public grid of
-    ``bins + 1`` points spanning ``search_range`` on the ``transform`` scale,
-    sampled exactly (:func:`skdpol.mechanisms.exponential_mechanism`), and
-    maps them back to the column's units as ``range_``. Missing values
+    non-missing values by the exponential mechanism over the ``bins`` cells
+    of a public grid spanning ``search_range`` on the ``transform`` scale,
+    sampled exactly (:func:`skdpol.mechanisms.exponential_mechanism`); the
+    low cell's lower edge and the high cell's upper edge, mapped back to
+    the column's units, are ``range_``. Missing values
     (NaN) are ignored: they count as neither below nor above.
 
     Parameters
@@ -119,7 +120,7 @@ class PrivateRangeEstimator(BaseEstimator):
         Scale of the search grid (``none``, ``log``, ``log1p``,
         ``signed_log1p``), one for all columns or one per column.
     bins : int, default=65536
-        Grid steps per column (``bins + 1`` candidates).
+        Grid cells per column (the candidates).
     adaptive : bool, default=True
         Move a quantile inwards to the rank the budget can resolve
         (module notes); the quantiles used are ``quantiles_``.
@@ -154,8 +155,8 @@ class PrivateRangeEstimator(BaseEstimator):
     mechanism with a utility of sensitivity 1 (derived in
     :mod:`skdpol.mechanisms._quantile`), so epsilon-DP at its epsilon and
     (epsilon^2 / 8)-zCDP; the 2 d runs compose (dp-accounting). ``range_``
-    is post-processing of the selected grid indices (a high index not
-    above the low one is moved one step above it). The fitted estimator
+    is post-processing of the selected cells (a high cell below the low
+    one is read as the low one). The fitted estimator
     keeps no curator state (its generator is dropped after the release).
 
     Examples
@@ -166,7 +167,7 @@ class PrivateRangeEstimator(BaseEstimator):
     >>> X = np.column_stack([rng.normal(40, 10, 20_000), rng.lognormal(10, 1, 20_000)])
     >>> est = PrivateRangeEstimator(epsilon=1.0, random_state=0).fit(X)
     >>> est.range_.round(-1).tolist()  # the rows' 1% and 99%: (16.6, 63.1), (2100, 236900)
-    [[20.0, 60.0], [2110.0, 220110.0]]
+    [[20.0, 60.0], [2100.0, 226040.0]]
     >>> est.quantiles_[0].tolist(), round(est.epsilon_per_quantile_, 3)  # 1 / (2 x 2 columns)
     ([0.01, 0.99], 0.25)
     >>> est.privacy_spent_.epsilon
@@ -255,7 +256,7 @@ class PrivateRangeEstimator(BaseEstimator):
         runs = 2 * d
         eps_q = self._quantile_epsilon(runs)
         if self.adaptive:
-            r_min = 2.0 * (math.log(self.bins + 1) + math.log(1.0 / _BETA)) / eps_q
+            r_min = 2.0 * (math.log(self.bins) + math.log(1.0 / _BETA)) / eps_q
             q_lo = min(max(q_lo, r_min / n), 0.5)
             q_hi = max(min(q_hi, 1.0 - r_min / n), 0.5)
             if q_lo >= q_hi:  # both at the median: the low one a rank below
@@ -277,16 +278,15 @@ class PrivateRangeEstimator(BaseEstimator):
 
     def _column_range(self, column, lo, hi, t, qs, eps_q, rng):
         t_lo, t_hi = _forward(np.float64(lo), t), _forward(np.float64(hi), t)
-        grid = np.linspace(t_lo, t_hi, self.bins + 1)  # public candidates
+        grid = np.linspace(t_lo, t_hi, self.bins + 1)  # public edges of the candidate cells
         values = column[~np.isnan(column)]
         values = np.sort(_forward(np.clip(values, lo, hi), t))
         picks = [exponential_mechanism(
             quantile_distances(values, grid, target_rank(q, values.size)), eps_q, rng)
             for q in qs]
-        i_lo, i_hi = picks
-        if i_hi <= i_lo:  # post-processing: keep lo < hi
-            i_lo, i_hi = (i_lo, i_lo + 1) if i_lo < self.bins else (i_lo - 1, i_lo)
-        return _inverse(grid[[i_lo, i_hi]], t)
+        # the low cell's lower edge, the high cell's upper edge (post-processing; lo < hi)
+        k_lo, k_hi = picks
+        return _inverse(grid[[k_lo, max(k_lo, k_hi) + 1]], t)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -373,7 +373,7 @@ def privatise_schema(schema, X, epsilon, *, y=None, share=DEFAULT_SHARE, quantil
     ...                             "transform": "log1p"}}},
     ...     rows, epsilon=1.0, random_state=0)
     >>> {c: np.round(r, -1).tolist() for c, r in out.ranges.items()}
-    {'age': [20.0, 60.0], 'income': [4630.0, 108780.0]}
+    {'age': [20.0, 60.0], 'income': [4630.0, 108810.0]}
     >>> # 0.1 over 4 quantiles: the adaptive rule moved them to the ranks it resolves
     >>> out.privacy_spent.epsilon, out.model_epsilon
     (0.1, 0.9)
