@@ -24,7 +24,8 @@ probability beta): below that rank, the empty part of the search interval
 (all its candidates have count 0, or n) outweighs the data and the estimate
 lands anywhere in it, e.g. at -1e9. With ``adaptive=True`` (default) each
 quantile is moved inwards to at least that rank, ``q_lo' = max(q_lo, r_min /
-n)`` and ``q_hi' = min(q_hi, 1 - r_min / n)`` with beta = 0.05 and n the
+n)`` and ``q_hi' = min(q_hi, 1 - r_min / n)`` with beta = 0.05 / (2 d) (all
+2 d quantiles resolved with probability 0.95) and n the
 number of rows (public under replace-one neighbours), never past the median:
 a public rule of public quantities, so it costs nothing. The range then
 clips more rows, instead of failing.
@@ -43,6 +44,7 @@ one is known (latitudes: [-90, 90] with ``transform="none"``).
 import copy
 import dataclasses
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -60,13 +62,14 @@ from ..mechanisms._quantile import (
 )
 from ..utils import run_transaction
 from ..utils._stream import is_seeded, stream_rng
+from ..utils._warnings import user_stacklevel
 from ._schema import _forward, _inverse, read_schema
 
 DEFAULT_SEARCH = {"none": (-1e9, 1e9), "signed_log1p": (-1e9, 1e9), "log1p": (0.0, 1e9),
                   "log": (1e-9, 1e9)}
 DEFAULT_BINS = 2**16
 DEFAULT_SHARE = 0.1  # share of a model's total epsilon spent on private ranges
-_BETA = 0.05  # failure probability of the adaptive rule
+_BETA = 0.05  # failure probability of the adaptive rule, over all quantiles of a fit
 
 
 def _search_interval(search_range, transforms):
@@ -123,7 +126,9 @@ class PrivateRangeEstimator(BaseEstimator):
         Grid cells per column (the candidates).
     adaptive : bool, default=True
         Move a quantile inwards to the rank the budget can resolve
-        (module notes); the quantiles used are ``quantiles_``.
+        (module notes), with a ``UserWarning`` saying so (it depends on the
+        parameters and the row count only); the quantiles used are
+        ``quantiles_``.
     accounting : {"pure", "zcdp"}, default="pure"
         How the cost is stated: pure epsilon-DP (each quantile at
         epsilon / (2 d)), or zCDP by bounded range (each quantile at the
@@ -256,11 +261,19 @@ class PrivateRangeEstimator(BaseEstimator):
         runs = 2 * d
         eps_q = self._quantile_epsilon(runs)
         if self.adaptive:
-            r_min = 2.0 * (math.log(self.bins) + math.log(1.0 / _BETA)) / eps_q
+            # beta split over the 2 d quantiles: all hold together with probability 1 - beta
+            r_min = 2.0 * (math.log(self.bins) + math.log(runs / _BETA)) / eps_q
             q_lo = min(max(q_lo, r_min / n), 0.5)
             q_hi = max(min(q_hi, 1.0 - r_min / n), 0.5)
             if q_lo >= q_hi:  # both at the median: the low one a rank below
                 q_lo = max(0.0, q_hi - 1.0 / n)
+            if (q_lo, q_hi) != (float(self.quantiles[0]), float(self.quantiles[1])):
+                # public quantities only (n, epsilon, bins, d): the warning reveals nothing
+                warnings.warn(
+                    f"epsilon {eps_q:.3g} per quantile resolves ranks to about {r_min:.0f} "
+                    f"of the {n} rows: quantiles moved from {tuple(self.quantiles)} to "
+                    f"({q_lo:.3g}, {q_hi:.3g}). Give the ranges more budget, or fewer "
+                    "columns a private range.", UserWarning, stacklevel=user_stacklevel())
         rng = stream_rng(self.random_state, 0)
         ranges = np.empty((d, 2))
         for j, ((lo, hi), t) in enumerate(zip(search, transforms)):
