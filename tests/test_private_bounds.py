@@ -21,7 +21,7 @@ from scipy import stats
 
 from skdpol.accounting import epsilon_spent, pure_epsilon
 from skdpol.audit import epsilon_lower_bound
-from skdpol.ledger._compose import compose
+from skdpol.ledger import compose
 from skdpol.mechanisms import (
     exponential_mechanism,
     quantile_distances,
