@@ -24,7 +24,8 @@ what the rule prevents.
 
 Part B, a private model behind each range, with ONE total budget epsilon in
 {0.5, 1, 2} (delta = 1e-5): the private ranges take a share of it (default
-10%; 5%, 20% and 40% at epsilon 1), either for every numeric column and
+10%; 20% and 40% at epsilon 1; ``privatise_schema``'s defaults, so stated
+as zCDP at delta = 1e-5 from six quantiles on), either for every numeric column and
 the label, or for the label and the log-scale columns only (money, areas:
 where the public ranges are widest; the others keep their public range), and ``PrivateOnlineLogistic.fit`` /
 ``PrivateOnlineRegressor.fit`` (defaults, discrete noise) gets the rest
@@ -207,9 +208,9 @@ def main():
             print(name, label_v, "done", flush=True)
         # ---- part B: a private model behind each range
         cells = {}
-        shares = [(eps, 0.1, False) for eps in eps_list] + [(1.0, 0.1, True)] + (
-            [] if args.quick else [(1.0, 0.05, False), (1.0, 0.2, False), (1.0, 0.4, False),
-                                   (1.0, 0.2, True)])
+        shares = [(eps, 0.1, only) for eps in eps_list for only in (False, True)] + (
+            [] if args.quick else [(1.0, share, only) for share in (0.2, 0.4)
+                                   for only in (False, True)])
         for seed in seeds_b:
             Xtr, Xte, ytr, yte = split(name, data, seed)
             cols = train_columns(schema, Xtr, ytr)

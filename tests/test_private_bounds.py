@@ -134,8 +134,15 @@ def test_the_estimators_event_is_its_epsilon(d):
                               random_state=0).fit(X)
     assert epsilon_spent(z.event_, 1e-5)[0] == pytest.approx(0.7, rel=1e-6)
     assert epsilon_spent(z.event_, 1e-5)[0] <= 0.7
+    auto = PrivateRangeEstimator(epsilon=0.7, accounting="auto", delta=1e-5,
+                                 random_state=0).fit(X)
+    assert auto.epsilon_per_quantile_ == max(z.epsilon_per_quantile_, est.epsilon_per_quantile_)
+    assert epsilon_spent(auto.event_, 1e-5)[0] <= 0.7 * (1 + 1e-9)
     if d == 3:  # many quantiles: the zCDP statement gives each more
         assert z.epsilon_per_quantile_ > est.epsilon_per_quantile_
+        assert auto.accounting_ == "zcdp"
+    else:  # two: the pure one does
+        assert auto.accounting_ == "pure"
 
 
 def test_the_event_composes_with_a_models_zcdp_event():
@@ -323,7 +330,18 @@ def test_a_private_schema_becomes_a_public_one_with_its_event():
     assert 0 < out.ranges["price"][0] < out.ranges["price"][1]
     assert out.privacy_spent.epsilon == pytest.approx(0.2, rel=1e-9)
     assert out.model_epsilon == pytest.approx(1.8, rel=1e-9)
-    assert epsilon_spent(out.event, 0.0)[0] == pytest.approx(0.2, rel=1e-9)
+    assert epsilon_spent(out.event, 1e-5)[0] == pytest.approx(0.2, rel=1e-6)  # 6 quantiles: zCDP
+    pure = privatise_schema(_schema(), _rows(), epsilon=2.0, accounting="pure", delta=0.0,
+                            random_state=0)
+    assert epsilon_spent(pure.event, 0.0) == (pytest.approx(0.2, rel=1e-9), "pure")
+
+
+def test_the_ranges_and_a_zcdp_model_compose_within_the_total():
+    out = privatise_schema(_schema(), _rows(), epsilon=1.0, random_state=0)
+    from skdpol.accounting import zcdp_rho_for_budget
+    model = dp_event.ZCDpEvent(rho=zcdp_rho_for_budget(out.model_epsilon, 1e-5))
+    total, _ = compose([out.event, model], 1e-5)
+    assert total <= 1.0
     pre = from_schema(out.schema)
     assert pre.preprocessor.fit_transform(_rows(50)).shape == (50, 5)
 
