@@ -62,6 +62,31 @@ from skdpol.datasets import load_table, table_schema  # noqa: E402
 from skdpol.preprocessing import from_schema, privatise_schema  # noqa: E402
 from skdpol.preprocessing._schema import _forward  # noqa: E402
 
+READING = """\
+**The ranges.** With the adaptive rule no range was unusable, at any
+budget; without it (pure, epsilon 1) a quarter of credit's and half of
+King County's ranges were, most of them ending in the empty part of
+[-1e9, 1e9]: their quantiles sit at ranks the budget cannot resolve. The
+rule trades that for clipping: at the bounds' epsilon 0.5 stated as pure
+DP, a quarter of credit's and a fifth of King County's rows fall outside
+(20 and 18 ranges); the zCDP statement, which gives each of their 40 and
+36 quantiles about 2.5 times the epsilon, brings that to 4-5%, and at
+epsilon 1 to 2-3%, against the 1% the rows' own [1%, 99%] clip. Adult (6
+columns) needs no help: 1-3% at every budget. The public ranges clip
+nothing and are 1.3-2 times wider than the rows' 98% on the transformed
+scale; grid cells of 0.06% keep latitudes and years usable (King County's
+lat [47.27, 47.79] against the rows' [47.25, 47.77] at 1%, 99%).
+
+**A model behind them.** On the two classification tables the ranges
+hardly matter: at 10% of the total the private ranges score within 0.01
+AUC of the public ones at every epsilon, and a larger share costs the
+model more than better ranges give (Adult 0.904 at 10%, 0.898 at 40%).
+King County's regression label and 17 columns need more: R^2 0.60 at 10%
+of epsilon 1, 0.71 at 20%, 0.74 at 40%, against 0.77 with public ranges
+(0.70, 0.73, 0.74 with only the label and the six log-scale columns
+private). Hence ``privatise_schema``'s default share of 10%, and 20-40%
+when the label of a regression or many columns are private."""
+
 TABLES = ("adult", "credit_default", "kc_house_sales")
 ONLY = os.environ.get("BOUNDS_TABLES")  # e.g. BOUNDS_TABLES=kc_house_sales for a quick look
 EPSILONS = (0.5, 1.0, 2.0)
@@ -174,10 +199,11 @@ def main():
             part_a.append([name, ref, "-", f"{np.median([s[0] for s in stats]):.3f}",
                            f"{np.nanmedian([s[1] for s in stats]):.2f}",
                            sum(c > 0.5 or w > 10 for c, w in stats), len(stats)])
-        variants = [("private, pure", dict()),
+        variants = [("private, pure", dict(accounting="pure", delta=0.0)),
                     ("private, zCDP (delta 1e-5)", dict(accounting="zcdp", delta=DELTA))]
         if not args.quick:
-            variants.append(("private, pure, no adaptive rule", dict(adaptive=False)))
+            variants.append(("private, pure, no adaptive rule",
+                             dict(adaptive=False, accounting="pure", delta=0.0)))
         for label_v, kw in variants:
             for eps in eps_list:
                 if "no adaptive" in label_v and eps != 1.0:
@@ -248,6 +274,7 @@ def main():
                   "private"], detail), "",
         "## B. A private model behind each range (one total epsilon)", "",
         md_table(["table", "metric", "ranges", "epsilon (total)", "score"], part_b), "",
+        "## Reading", "", READING, "",
         f"- Part A {len(seeds_a)} seed(s), part B {len(seeds_b)}; command: "
         f"`{command_line('bench_private_bounds.py')}`",
         *machine_lines(), ""])
