@@ -367,9 +367,9 @@ def privatise_schema(schema, X, epsilon, *, y=None, share=DEFAULT_SHARE, quantil
     share : float, default=0.1
         The share of ``epsilon`` spent on the ranges (0 < share < 1). At
         10%, Adult and credit default with every numeric range private
-        stayed within 0.01 AUC of their public ranges at epsilon 0.5, 1
-        and 2, and larger shares cost the model more than the ranges
-        gained; a regression label or many private columns want 20-40%
+        stayed within 0.01 AUC of their public ranges at epsilon 1 and 2
+        (0.025 for credit at 0.5), and larger shares cost the model more
+        than the ranges gained; a regression label or many private columns want 20-40%
         (King County, 18 ranges: R^2 0.60 at 10% of epsilon 1, 0.74 at 40%,
         0.77 public). ``docs/benchmarks/private_bounds.md``.
     accounting : {"auto", "zcdp", "pure"}, default="auto"
