@@ -81,7 +81,11 @@ step that touches a row is the comparison of its transformed value with the
 public candidates (the transform -- ``log1p`` and friends -- is computed on
 each row alone, so a replaced row changes its own comparisons only, which
 the sensitivity covers). The generator is numpy's (not cryptographic), as
-everywhere in skdpol.
+everywhere in skdpol. Not protected: time. The number of proposals before
+an acceptance, hence the running time and the number of random words
+drawn, follows sum_k exp(-a D_k), a function of the data (the noise
+samplers' rejection rates depend on public scales only); someone who can
+time a fit, or read how far the generator advanced, learns about that sum.
 """
 
 import math
