@@ -21,6 +21,7 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from sklearn.utils import Bunch
 
 from ._tables import load_table, table_schema
+from .preprocessing._schema import public_bins
 from .submodular import make_submodular_stream
 
 __all__ = ["make_online_classification", "make_online_regression", "make_submodular_stream",
@@ -453,7 +454,8 @@ def one_hot_bins(X, *, edges):
     Column j with edges e_1 < ... < e_m becomes m + 1 indicator columns:
     bin 0 for x < e_1, bin k for e_k <= x < e_{k+1}. Every output row has at
     most one 1 per input column. Reads nothing from the rows but the values
-    it maps.
+    it maps. (The same map as :func:`skdpol.preprocessing.public_bins`, which
+    the schema-built preprocessing uses.)
 
     Examples
     --------
@@ -462,15 +464,7 @@ def one_hot_bins(X, *, edges):
     >>> one_hot_bins(np.array([[10.0], [40.0], [np.nan]]), edges=[(20, 40)]).tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
     """
-    X = np.asarray(X, dtype=np.float64)
-    blocks = []
-    for column, e in zip(X.T, edges):
-        e = np.asarray(e, dtype=np.float64)
-        block = np.zeros((X.shape[0], e.size + 1))
-        seen = ~np.isnan(column)
-        block[np.flatnonzero(seen), np.searchsorted(e, column[seen], side="right")] = 1.0
-        blocks.append(block)
-    return np.hstack(blocks) if blocks else np.zeros((X.shape[0], 0))
+    return public_bins(X, edges=edges)
 
 
 # what each block adds to an output row's squared norm, per input column
