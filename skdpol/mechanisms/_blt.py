@@ -84,8 +84,13 @@ def _series(q, n, weighted=False):
         e = np.where(q > 0, -np.expm1(n * np.log1p(-u)), 1.0 - q**n)
         out = e / u if not weighted else (n * u - q * e) / u**2
     if np.any(small):
-        out = np.where(small, np.vectorize(lambda v: _series_one(float(v), int(n), weighted),
-                                           otypes=[float])(np.where(small, q, 0.0)), out)
+        # _series_one element by element (a loop, not np.vectorize's lambda:
+        # one frame less on a stream's release path; the same values)
+        qs = np.where(small, q, 0.0)
+        exact = np.empty(qs.shape)
+        for i, v in enumerate(qs.flat):
+            exact.flat[i] = _series_one(float(v), int(n), weighted)
+        out = np.where(small, exact, out)
     return out
 
 
@@ -142,26 +147,27 @@ class BLT:
 
     def max_error(self, n):
         """Noise std of the last prefix sum per unit noise on y: sqrt(sum_k b_k^2)."""
-        return _max_error(self, int(n))
+        return math.sqrt(_last_sum_b2(self, int(n), False))
 
     def rms_error(self, n):
         """Root mean square over t = 1..n of the prefix sums' noise std."""
-        return math.sqrt(self._sum_b2(n, weighted=True) / n)
-
-    def _sum_b2(self, n, weighted):
-        # sum_k w_k b_k^2 (w_k = 1 or n - k) from the geometric series of the poles
-        beta, gamma, lam = self._noise_terms()
-        total = (beta**2 * _series(1.0, n, weighted)
-                 - 2.0 * beta * (gamma * _series(lam, n, weighted)).sum()
-                 + (np.outer(gamma, gamma) * _series(np.outer(lam, lam), n, weighted)).sum())
-        return max(float(total), 0.0)
+        return math.sqrt(_sum_b2(self, n, True) / n)
 
 
-@lru_cache(maxsize=4096)
-def _max_error(blt, n):
-    # every release of a stream reads it (its public noise std): ~0.1 ms a
-    # time in closed form, looked up after the first
-    return math.sqrt(blt._sum_b2(n, weighted=False))
+def _sum_b2(blt, n, weighted):
+    # sum_k w_k b_k^2 (w_k = 1 or n - k) from the geometric series of the poles
+    beta, gamma, lam = blt._noise_terms()
+    total = (beta**2 * _series(1.0, n, weighted)
+             - 2.0 * beta * (gamma * _series(lam, n, weighted)).sum()
+             + (np.outer(gamma, gamma) * _series(np.outer(lam, lam), n, weighted)).sum())
+    return max(float(total), 0.0)
+
+
+# every release of a stream reads sum_k b_k^2 at its length (its public noise
+# std, BLT.max_error): ~0.1 ms a time in closed form, looked up after the
+# first; called as _last_sum_b2(blt, n, False), the cache being C code (no
+# Python frame between a stream's noise_std_at and the closed form)
+_last_sum_b2 = lru_cache(maxsize=4096)(_sum_b2)
 
 
 @lru_cache(maxsize=64)
@@ -326,7 +332,7 @@ def _grid_units_sensitivity(own, g, E, n_coords):
     return own * (1 + _SLACK) / g + (2.0 * E + 1.0) * math.sqrt(n_coords)
 
 
-# the ufuncs of BLTPrefixSum._step, called directly (no Python wrappers)
+# the ufuncs of BLTPrefixSum._add_one, called directly (no Python wrappers)
 _add, _multiply, _rint = np.add, np.multiply, np.rint
 _minimum, _maximum = np.minimum, np.maximum
 _sum_rows = np.add.reduce
@@ -537,18 +543,16 @@ class BLTPrefixSum(_LeafByLeaf):
         self._rng = _keyed_generator(rng)
         self._pool = np.zeros((0, self.dim))
 
-    def _integer_noise(self):
+    def _draw_noise(self):
         # blocks of ~4,096 coordinates per sampler call; a function of the key
-        # and the number of steps drawn, not of how leaves are chunked
-        if self._pool.shape[0] == 0:
-            steps = max(1, min(4096 // max(self.dim, 1), self.horizon))
-            scale = self.noise_multiplier * self._grid_sensitivity
-            self._pool = discrete_noise(self._rng, steps * self.dim, scale).reshape(
-                steps, self.dim)
-        z, self._pool = self._pool[0], self._pool[1:]
-        return z
+        # and the number of steps drawn, not of how leaves are chunked. Returns
+        # the new pool; _add_one takes its first row and keeps the rest
+        steps = max(1, min(4096 // max(self.dim, 1), self.horizon))
+        scale = self.noise_multiplier * self._grid_sensitivity
+        return discrete_noise(self._rng, steps * self.dim, scale).reshape(steps, self.dim)
 
-    def _step(self, x):
+    def _add_one(self, x):
+        # one leaf (a vector of dim, float64), after check_room: one step
         # y_t = x_t + sum_j omega_j enc_j;  enc_j <- theta_j enc_j + x_t
         # Per step this is ~20 ufunc calls on vectors of dim, so the call
         # overhead is the cost: np.clip's Python wrapper is replaced by
@@ -557,12 +561,19 @@ class BLTPrefixSum(_LeafByLeaf):
         # b_0 + b_1 + ..., exactly as before -- the float error that
         # encoding_error_bound covers is unchanged). The new arrays are
         # fresh, so they are finished in place; the buffers and totals are
-        # replaced, never written in place (``__copy__`` relies on it).
+        # replaced, never written in place (``__copy__`` relies on it). The
+        # step, the noise pool and the exact total are one function (a stream
+        # step nests no deeper than this frame, bar a pool refill).
+        leaf = x
         if self._step_size is not None:  # grid units (g a power of two: exact)
             x = _minimum(_maximum(x, -self.leaf_bound), self.leaf_bound) / self._step_size
             v = _add(x, _sum_rows(_multiply(self._omega, self._enc), 0))
             y = _rint(v, out=v)
-            _add(y, self._integer_noise(), out=y)
+            pool = self._pool  # pre-drawn integer noise, one row a step
+            if pool.shape[0] == 0:
+                pool = self._draw_noise()
+            self._pool = pool[1:]
+            _add(y, pool[0], out=y)
             _multiply(y, self._step_size, out=y)
         else:
             y = _add(x, _sum_rows(_multiply(self._omega, self._enc), 0))
@@ -575,11 +586,7 @@ class BLTPrefixSum(_LeafByLeaf):
         dec = _multiply(self._lam, self._dec)
         self._dec = _add(dec, y, out=dec)
         self._released = _add(self._released, v)
-
-    def _add_one(self, x):
-        # one leaf (a vector of dim, float64), after check_room
-        self._step(x)
-        self._total = _add(self._total, x)
+        self._total = _add(self._total, leaf)
         self._t += 1
 
     def add(self, total, n_leaves=1):
@@ -607,8 +614,12 @@ class BLTPrefixSum(_LeafByLeaf):
     def noise_std_at(self, times):
         """Per-coordinate std of the prefix-sum noise after each of ``times`` leaves."""
         times = np.atleast_1d(np.asarray(times, dtype=np.int64))
-        return np.array([0.0 if t == 0 else self.noise_std * self.blt.max_error(int(t))
-                         for t in times])
+        # BLT.max_error(t) read from its cache directly, in a loop (no
+        # comprehension frame): the release path nests two frames less
+        std, blt, out = self.noise_std, self.blt, []
+        for t in times:
+            out.append(0.0 if t == 0 else std * math.sqrt(_last_sum_b2(blt, int(t), False)))
+        return np.array(out)
 
     def event(self, n_leaves=None):
         """The cost of the releases once ``n_leaves`` leaves are in (None: the

@@ -571,7 +571,10 @@ class PrivateQuadraticFTL:
         """
         b = self.batch_size
         if b >= FLOAT_MIN_ROWS:
-            return np.stack([rows.leaf(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])])
+            leaves = []  # a loop, not a comprehension: one frame less under partial_fit
+            for lo, hi in zip(bounds[:-1], bounds[1:]):
+                leaves.append(rows.leaf(lo, hi))
+            return np.stack(leaves)
         per_block = max(1, min(4096, 2**20 // (self._k + self.n_features)) // b)
         parts = []
         for i in range(0, len(bounds) - 1, per_block):
