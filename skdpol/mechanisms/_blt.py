@@ -9,18 +9,6 @@ lower-triangular Toeplitz); the prefix sum at t carries the noise of row t of
 ``B = A C^-1``. The binary tree is one such factorisation; the best Toeplitz
 one (C = A^1/2) has ~3.7x less error at 10^6 steps.
 
-A BLT (Dvijotham, McMahan, Pillutla, Steinke and Thakurta 2024; McMahan, Xu
-and Zhang 2024) is a lower-triangular Toeplitz C whose coefficients are
-c_0 = 1, c_k = sum_j omega_j theta_j^(k-1) (k >= 1): generating function
-c(x) = 1 + sum_j omega_j x / (1 - theta_j x). Its inverse is again a BLT
-(c(x) = 1 + x omega^T (I - x Theta)^-1 1 is a state-space transfer
-function, and 1 / c(x) = 1 - x omega^T (I - x (Theta - 1 omega^T))^-1 1):
-C^-1 has coefficients 1 and sum_j nu_j lambda_j^(k-1), lambda the
-eigenvalues of Theta - 1 omega^T. Both multiply a stream online with one buffer
-per j, and every quantity below (sensitivity, max and mean error) has a
-closed form in O(buffers^2), so the parameters are optimised for a horizon
-of 10^6 steps in well under a second.
-
 Validity for adaptively chosen inputs: conditioned on the releases so far,
 step t's release y_t = (C x)_t + z_t differs between neighbours only
 through c_(t-s) (x_s - x_s') for the replaced row s (every other row enters
@@ -31,307 +19,29 @@ sens(C)^2 Delta^2 / (2 sigma^2) in zCDP (rho) and is a Gaussian mechanism
 of multiplier sigma / (sens(C) Delta) in Gaussian DP (Denisov, McMahan,
 Rush, Smith and Thakurta 2022, Theorem 2.1, for the adaptive matrix
 mechanism with Gaussian noise).
+
+The BLT value and its closed forms are in :mod:`._blt_value`, its design
+in :mod:`._blt_optimise`, the grid path's error bounds in :mod:`._blt_grid`;
+their names are imported here too (the old import paths).
 """
 
 import copy
-import dataclasses
 import math
-from functools import lru_cache
 
 import numpy as np
-from scipy import optimize
 
-from ._blt_designs import DESIGNS
-from ._discrete import _SLACK, check_sampler, discrete_noise, fast_scale_limit, grid_step
+from ._blt_grid import (  # noqa: F401  (grid_inflation: re-exported)
+    _grid_for, _grid_units_sensitivity, encoding_error_bound, grid_inflation)
+from ._blt_optimise import (  # noqa: F401  (re-exported: their old home)
+    blt_for_horizon, optimal_blt, sqrt_factorization_errors, tree_errors)
+from ._blt_value import BLT, _last_sum_b2, _series_one  # noqa: F401  (re-exported)
+from ._discrete import check_sampler, discrete_noise, fast_scale_limit
 from ._noise import noise_event
 from ._tree import PrefixSumStream
 
 __all__ = ["BLT", "BLTPrefixSum", "OpenBLTPrefixSum", "grid_inflation", "blt_for_horizon", "optimal_blt", "sqrt_factorization_errors", "tree_errors"]
 
-
-def _series_one(q, n, weighted):
-    """sum_{k=0}^{n-1} w_k q^k with w_k = 1 or (n - k), for -1 < q <= 1.
-
-    Closed forms (1 - q^n) / (1 - q) and (n (1 - q) - q (1 - q^n)) / (1 - q)^2
-    lose every digit when n (1 - q) is small; there the binomial series
-    sum_j (-u)^j C(n, j + 1) (resp. C(n + 1, j + 2)), u = 1 - q, converges
-    fast."""
-    u = 1.0 - q
-    if n * abs(u) < 1e-2:
-        w = 1 if weighted else 0
-        top = n + w
-        total, term, j = 0.0, float(math.comb(top, 1 + w)), 0
-        while True:
-            total += term
-            j += 1
-            # C(top, j + 1 + w) / C(top, j + w) = (top - j - w) / (j + 1 + w)
-            term *= -u * (top - j - w) / (j + 1 + w)
-            if abs(term) <= 1e-17 * abs(total) or j > 60:
-                return total
-    # 1 - q^n, accurate for q near 1 too
-    e = -math.expm1(n * math.log1p(-u)) if q > 0 else 1.0 - q**n
-    if not weighted:
-        return e / u
-    return (n * u - q * e) / u**2
-
-
-def _series(q, n, weighted=False):
-    """Elementwise :func:`_series_one`, vectorised where the closed form holds."""
-    q = np.asarray(q, dtype=np.float64)
-    u = 1.0 - q
-    small = n * np.abs(u) < 1e-2
-    with np.errstate(all="ignore"):
-        e = np.where(q > 0, -np.expm1(n * np.log1p(-u)), 1.0 - q**n)
-        out = e / u if not weighted else (n * u - q * e) / u**2
-    if np.any(small):
-        # _series_one element by element (a loop, not np.vectorize's lambda:
-        # one frame less on a stream's release path; the same values)
-        qs = np.where(small, q, 0.0)
-        exact = np.empty(qs.shape)
-        for i, v in enumerate(qs.flat):
-            exact.flat[i] = _series_one(float(v), int(n), weighted)
-        out = np.where(small, exact, out)
-    return out
-
-
-@dataclasses.dataclass(frozen=True)
-class BLT:
-    """A BLT ``C`` with coefficients 1, sum_j omega_j theta_j^(k-1).
-
-    ``omega > 0`` and ``0 <= theta < 1`` (one buffer each). ``inverse``
-    gives the poles ``lam`` and weights ``nu`` of ``C^-1``'s coefficients
-    1, sum_j nu_j lam_j^(k-1).
-    """
-
-    omega: tuple
-    theta: tuple
-
-    def __post_init__(self):
-        w, t = np.asarray(self.omega, float), np.asarray(self.theta, float)
-        if w.shape != t.shape or w.ndim != 1:
-            raise ValueError("omega and theta must be 1-d of one length.")
-        if not (np.all(w > 0) and np.all(t >= 0) and np.all(t < 1)):
-            raise ValueError("a BLT needs omega > 0 and 0 <= theta < 1.")
-
-    @property
-    def inverse(self):
-        """(lam, nu) of C^-1: 1 / c(x) = 1 + sum_j nu_j x / (1 - lam_j x)."""
-        return _inverse(tuple(self.omega), tuple(self.theta))
-
-    # ------------------------------------------------------------ coefficients
-    def coefficients(self, n):
-        """c_0..c_(n-1): C's first column."""
-        k = np.arange(1, n)
-        w, t = np.asarray(self.omega), np.asarray(self.theta)
-        return np.concatenate([[1.0], (w[:, None] * t[:, None] ** (k - 1)).sum(axis=0)])
-
-    def inverse_coefficients(self, n):
-        """The first column of C^-1."""
-        lam, nu = self.inverse
-        k = np.arange(1, n)
-        return np.concatenate([[1.0], (nu[:, None] * lam[:, None] ** (k - 1)).sum(axis=0)])
-
-    # ------------------------------------------------------- closed forms
-    def sensitivity(self, n):
-        """Largest column norm of C (n x n): sqrt(1 + sum_{k=1}^{n-1} c_k^2)."""
-        w, t = np.asarray(self.omega), np.asarray(self.theta)
-        cross = np.outer(w, w) * _series(np.outer(t, t), n - 1)
-        return math.sqrt(1.0 + float(cross.sum()))
-
-    def _noise_terms(self):
-        # B = A C^-1 is Toeplitz with b_k = sum_{s<=k} (C^-1)_s
-        #   = beta - sum_j gamma_j lam_j^k
-        lam, nu = self.inverse
-        gamma = nu / (1.0 - lam)
-        return 1.0 + gamma.sum(), gamma, lam
-
-    def max_error(self, n):
-        """Noise std of the last prefix sum per unit noise on y: sqrt(sum_k b_k^2)."""
-        return math.sqrt(_last_sum_b2(self, int(n), False))
-
-    def rms_error(self, n):
-        """Root mean square over t = 1..n of the prefix sums' noise std."""
-        return math.sqrt(_sum_b2(self, n, True) / n)
-
-
-def _sum_b2(blt, n, weighted):
-    # sum_k w_k b_k^2 (w_k = 1 or n - k) from the geometric series of the poles
-    beta, gamma, lam = blt._noise_terms()
-    total = (beta**2 * _series(1.0, n, weighted)
-             - 2.0 * beta * (gamma * _series(lam, n, weighted)).sum()
-             + (np.outer(gamma, gamma) * _series(np.outer(lam, lam), n, weighted)).sum())
-    return max(float(total), 0.0)
-
-
-# every release of a stream reads sum_k b_k^2 at its length (its public noise
-# std, BLT.max_error): ~0.1 ms a time in closed form, looked up after the
-# first; called as _last_sum_b2(blt, n, False), the cache being C code (no
-# Python frame between a stream's noise_std_at and the closed form)
-_last_sum_b2 = lru_cache(maxsize=4096)(_sum_b2)
-
-
-@lru_cache(maxsize=64)
-def _inverse(omega, theta):
-    # c(x) = 1 + x w^T (I - x T)^-1 1 with T = diag(theta) is a state-space
-    # transfer function; its inverse is 1 - x w^T (I - x (T - 1 w^T))^-1 1,
-    # so C^-1's coefficients are -w^T M^(k-1) 1 with M = T - 1 w^T: with
-    # M = V diag(lam) V^-1, nu_j = -(w^T V)_j (V^-1 1)_j
-    w, t = np.asarray(omega, float), np.asarray(theta, float)
-    M = np.diag(t) - np.outer(np.ones_like(w), w)
-    lam, V = np.linalg.eig(M)
-    nu = -(w @ V) * np.linalg.solve(V, np.ones_like(w))
-    if np.max(np.abs(lam.imag), initial=0) > 1e-9 or np.max(np.abs(nu.imag), initial=0) > 1e-9:
-        raise ValueError("this BLT's inverse has complex poles.")
-    lam, nu = lam.real, nu.real
-    if not np.all((lam > -1) & (lam < 1)):
-        raise ValueError("this BLT's inverse is not stable (a pole outside (-1, 1)).")
-    return lam, nu
-
-
-# ------------------------------------------------------------ optimisation
-def _unpack(p, d):
-    # unconstrained -> omega > 0 (exp) and theta in (0, 1) (logistic)
-    omega = np.exp(p[:d])
-    theta = 1.0 / (1.0 + np.exp(-p[d:]))
-    return omega, theta
-
-
-def _loss(p, d, n, error):
-    try:
-        omega, theta = _unpack(p, d)
-        blt = BLT(tuple(omega), tuple(theta))
-        err = blt.max_error(n) if error == "max" else blt.rms_error(n)
-        value = math.log(blt.sensitivity(n)) + math.log(err)
-    except (ValueError, FloatingPointError, ZeroDivisionError):
-        return 1e6
-    return value if math.isfinite(value) else 1e6
-
-
-@lru_cache(maxsize=32)
-def optimal_blt(horizon, buffers=4, error="rms"):
-    """The BLT minimising sensitivity x error (``"rms"`` or ``"max"``) at ``horizon``.
-
-    A small L-BFGS optimisation over log omega and logit theta from
-    geometrically spread decays, restarted from a few scalings of omega;
-    cached per (horizon, buffers, error). Deterministic: it reads no data.
-    """
-    n, d = int(horizon), int(buffers)
-    if n < 2:
-        return BLT((1e-9,), (0.0,))  # one step: C = 1
-    best = None
-    # C should look like A^1/2, whose coefficients 1, 1/2, 3/8, ... decay
-    # like k^-1/2: spread the decays from ~1/3 to ~1 - 1/n, sum omega ~ 1/2
-    theta0 = 1.0 - np.logspace(-0.5, -math.log10(n), d)
-    for scale in (0.5, 0.25):
-        p0 = np.concatenate([np.log(np.full(d, scale / d)), np.log(theta0 / (1.0 - theta0))])
-        res = optimize.minimize(_loss, p0, args=(d, n, error), method="Nelder-Mead",
-                                options=dict(maxiter=3000, xatol=1e-6, fatol=1e-10))
-        res = optimize.minimize(_loss, res.x, args=(d, n, error), method="L-BFGS-B")
-        if best is None or res.fun < best.fun:
-            best = res
-    omega, theta = _unpack(best.x, d)
-    return BLT(tuple(float(v) for v in omega), tuple(float(v) for v in theta))
-
-
-def blt_for_horizon(horizon, buffers=4, error="rms"):
-    """The BLT a stream of ``horizon`` steps uses: the stored design for the
-    next power of two (4 buffers, RMSE; :mod:`._blt_designs`) when there is
-    one, else :func:`optimal_blt`."""
-    k = max(1, (int(horizon) - 1).bit_length())
-    if buffers == 4 and error == "rms" and k in DESIGNS:
-        return BLT(*DESIGNS[k])
-    return optimal_blt(int(horizon), buffers, error)
-
-
-# ------------------------------------------------------- reference points
-def sqrt_factorization_errors(n):
-    """(sensitivity x max error, sensitivity x rms error) of C = A^1/2.
-
-    Its coefficients are those of (1 - x)^(-1/2): r_k = binom(2k, k) / 4^k, and
-    so are C^-1's... times (1 - x): B = A C^-1 = C, so both are the same
-    Toeplitz matrix."""
-    k = np.arange(1, n)
-    r = np.concatenate([[1.0], np.cumprod((2 * k - 1) / (2 * k))])
-    sens = math.sqrt(float(np.sum(r**2)))
-    sq = np.cumsum(r**2)  # row t of B has norm sqrt(sum_{k<t} r_k^2)
-    return sens * math.sqrt(sq[-1]), sens * math.sqrt(float(np.mean(sq)))
-
-
-def tree_errors(n):
-    """(max std, rms std) of the binary tree's prefix sums per unit
-    multiplier, sensitivity sqrt(levels) (one node per level) and one node per
-    set bit of t."""
-    levels = (int(n) - 1).bit_length() + 1  # ceil(log2 n) + 1, as PrivatePrefixSum
-    t = np.arange(1, n + 1)
-    bits = np.zeros(n)
-    for h in range(levels):
-        bits += (t >> h) & 1
-    return math.sqrt(levels * bits.max()), math.sqrt(levels * float(np.mean(bits)))
-
-
-# ------------------------------------------------- the grid path's error bound
-_U = 2.0**-53  # unit roundoff of float64
-
-
-def encoding_error_bound(blt, leaf_bound):
-    """Largest error of the float encoder's ``(C x)_t``, for any stream of
-    leaves with coordinates in [-leaf_bound, leaf_bound] (same units).
-
-    Buffer j runs P <- fl(fl(theta P) + x): each step errs by at most
-    (2u + u^2) |theta| |P^| + u X, and errors decay by theta, so by induction
-    |P^ - P| <= B_j = ((2u + u^2) theta P_max + u X) / (1 - theta - (2u + u^2) theta)
-    with P_max = X / (1 - theta). The output x + sum_j omega_j P^_j is a sum of
-    buffers + 1 terms (error <= gamma_(d+2) times the sum of magnitudes,
-    gamma_k = k u / (1 - k u), any summation order) on top of
-    sum_j omega_j B_j. Data-independent: it reads the bounds only.
-    """
-    X = float(leaf_bound)
-    w, t = np.asarray(blt.omega), np.abs(np.asarray(blt.theta))
-    a = 2.0 * _U + _U**2
-    p_max = X / (1.0 - t)
-    denominator = 1.0 - t - a * t
-    if np.any(denominator <= 0):
-        return math.inf
-    B = (a * t * p_max + _U * X) / denominator
-    k = w.size + 2
-    gamma = k * _U / (1.0 - k * _U)
-    return float((w * B).sum() + gamma * (X + (w * (p_max + B)).sum()))
-
-
-# --------------------------------------------------------------- the stream
-def _grid_for(blt, sensitivity, n_coords, leaf_bound):
-    """(g, E): the grid step of a BLT stream of ``n_coords`` coordinates and
-    the bound on its float encoder's error in grid steps (<= 1/2), from the
-    public bounds only (see :class:`BLTPrefixSum`)."""
-    g = grid_step(sensitivity, n_coords)
-    for _ in range(64):  # coarser while the float encoder could err by > 1/2 step
-        E = encoding_error_bound(blt, leaf_bound / g)
-        if E <= 0.5:
-            return g, E
-        g *= 2.0
-    raise ValueError("no grid keeps the BLT encoder's error below half a step.")  # pragma: no cover
-
-
-def grid_inflation(horizon, dim, sensitivity, leaf_bound):
-    """How much the grid path inflates a BLT stream's sensitivity (>= 1):
-    the encoder's float error and the rounding, summed over ``dim x
-    horizon`` coordinates, against the factor's own sensitivity. Near 1
-    for short streams or small leaves; large when long streams of large
-    leaves force a coarse grid."""
-    blt = blt_for_horizon(horizon)
-    n_coords = dim * horizon
-    g, E = _grid_for(blt, sensitivity, n_coords, leaf_bound)
-    own = sensitivity * blt.sensitivity(horizon)
-    return _grid_units_sensitivity(own, g, E, n_coords) * g / own
-
-
-def _grid_units_sensitivity(own, g, E, n_coords):
-    """L2 sensitivity, in grid steps, of ``n_coords`` published integers whose
-    exact values move by ``own`` in L2: slack for the grid, plus at most
-    2 E + 1 per coordinate for the float encoder's error and the rounding."""
-    return own * (1 + _SLACK) / g + (2.0 * E + 1.0) * math.sqrt(n_coords)
-
-
+# ---------------------------------------------------------------- the stream
 # the ufuncs of BLTPrefixSum._add_one, called directly (no Python wrappers)
 _add, _multiply, _rint = np.add, np.multiply, np.rint
 _minimum, _maximum = np.minimum, np.maximum
