@@ -82,18 +82,14 @@ from numbers import Real
 import numpy as np
 from dp_accounting import dp_event
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier, is_regressor
-from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, indexable
-from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_y,
     _num_samples,
     check_consistent_length,
-    check_is_fitted,
     validate_data,
 )
 
@@ -104,7 +100,6 @@ from ..ledger._compose import compose
 from ..ledger._hook import record_release
 from ..linear_model._base import warn_delta
 from ..mechanisms import NoiseSpec
-from ..pipeline._public_steps import refuse_unless_public
 from ..utils import run_transaction
 from ..utils._stream import is_seeded
 from ..utils._warnings import user_stacklevel
@@ -119,9 +114,8 @@ from ._repeat_select import (  # noqa: F401 (the accounting, importable from her
     total_event,
 )
 from ._scores import BoundedScore, resolve_scoring
-
-# what the search sets on every run: a grid may not vary them
-_RESERVED = ("epsilon", "delta", "random_state", "ledger")
+from ._search_checks import _RESERVED, _SearchChecks  # noqa: F401  (_RESERVED: its old home)
+from ._search_using import _ReleasedModel
 
 
 class _ReleasedPipeline(Pipeline):
@@ -136,7 +130,8 @@ class _ReleasedPipeline(Pipeline):
 
 
 # ---------------------------------------------------------------- estimator
-class PrivateHyperparameterSearch(MetaEstimatorMixin, BaseEstimator):
+class PrivateHyperparameterSearch(_SearchChecks, _ReleasedModel, MetaEstimatorMixin,
+                                  BaseEstimator):
     """Differentially private hyper-parameter search (repeat and select).
 
     Runs a random number K of candidates drawn uniformly from a grid, each
@@ -351,68 +346,6 @@ default="auto"
         tags.target_tags.required = True
         return tags
 
-    # ----------------------------------------------------------- checks (public)
-    def _final(self, estimator=None):
-        estimator = self.estimator if estimator is None else estimator
-        if isinstance(estimator, Pipeline):
-            return estimator.steps[-1][0], estimator.steps[-1][1]
-        return None, estimator
-
-    def _check_estimator(self):
-        name, final = self._final()
-        params = final.get_params(deep=False) if hasattr(final, "get_params") else {}
-        if not (type(final).__module__.startswith("skdpol.")
-                and {"epsilon", "delta", "ledger"} <= set(params)
-                and (is_classifier(final) or is_regressor(final))):
-            raise ValueError(
-                "PrivateHyperparameterSearch needs a skdpol classifier or regressor (or a "
-                "Pipeline ending in one) with epsilon, delta and ledger parameters; got "
-                f"{type(final).__name__}.")
-        if isinstance(self.estimator, Pipeline):
-            refuse_unless_public(self.estimator.steps[:-1], "the Pipeline's earlier steps are "
-                                 "fitted on the training rows of every run")
-        for obj in [final] + ([s for _, s in self.estimator.steps[:-1]]
-                              if isinstance(self.estimator, Pipeline) else []):
-            if hasattr(obj, "get_params") and obj.get_params(deep=False).get("ledger") is not None:
-                raise ValueError(
-                    f"{type(obj).__name__} has its own ledger: give the ledger to "
-                    "PrivateHyperparameterSearch (ledger=...), which records the whole "
-                    "search as one entry; the runs record nothing themselves.")
-        return name, final
-
-    def _grid(self, name, final):
-        grid = self.param_distributions
-        for point in [grid] if isinstance(grid, dict) else grid:
-            if not isinstance(point, dict):
-                raise TypeError("param_distributions must be a dict or a list of dicts.")
-            for key, values in point.items():
-                param = key.rsplit("__", 1)[-1]
-                if param in _RESERVED or (param == "y_bound" and is_regressor(final)):
-                    what = ("the search sets it on every run from its own epsilon and "
-                            "delta" if param in ("epsilon", "delta") else
-                            "the score is clipped to one public y_bound" if param == "y_bound"
-                            else "the search sets it")
-                    raise ValueError(
-                        f"param_distributions may not vary {key!r}: {what}. Remove it "
-                        "(the search's epsilon is the budget of the whole search).")
-                if not hasattr(values, "__len__") or isinstance(values, str):
-                    raise TypeError(
-                        f"param_distributions[{key!r}] must be a list of values (a grid "
-                        "point is drawn uniformly): the search bounds every candidate's "
-                        "cost, so a continuous distribution is not supported.")
-        candidates = list(ParameterGrid(grid))
-        if not candidates:
-            raise ValueError("param_distributions holds no candidate.")
-        valid = set(self.estimator.get_params(deep=True))
-        for point in candidates:
-            for key in point:
-                if key not in valid:
-                    raise ValueError(f"invalid parameter {key!r} for {type(self.estimator).__name__}.")
-            if isinstance(self.estimator, Pipeline):  # every point, not the drawn ones (K)
-                refuse_unless_public(clone(self.estimator).set_params(**point).steps[:-1],
-                                     f"the grid point {point}")
-        return candidates
-
     # ----------------------------------------------------------- randomness
     def _generators(self):
         """(secret rng, split rng, run seeds) from ``random_state``."""
@@ -614,46 +547,3 @@ default="auto"
     def _calibrate(self, final, Xt, y_train, classes, rho):
         """The ``epsilon`` at which ``final.fit`` costs at most ``rho`` (zCDP)."""
         return calibrate_epsilon(final, Xt, y_train, classes, rho, self.delta)
-
-    # ----------------------------------------------------------- using
-    def _best(self, X):
-        """The released model and X checked against what fit saw."""
-        check_is_fitted(self, "privacy_spent_")
-        if not isinstance(self.estimator, Pipeline):  # a Pipeline's first step checks X
-            X = validate_data(self, X, reset=False, dtype=np.float64)
-        if self.best_estimator_ is None:
-            raise NotFittedError(
-                "the search released no model (shape=inf, Poisson, drew no run; its cost "
-                "was still spent).")
-        return self.best_estimator_, X
-
-    def __sklearn_is_fitted__(self):
-        return hasattr(self, "privacy_spent_")
-
-    def _estimator_has(attr):
-        def check(self):
-            return hasattr(self._final()[1], attr)
-
-        return check
-
-    def predict(self, X):
-        """Predictions of the released model."""
-        model, X = self._best(X)
-        return model.predict(X)
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities of the released model (classifiers)."""
-        model, X = self._best(X)
-        return model.predict_proba(X)
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """Scores of the released model (classifiers)."""
-        model, X = self._best(X)
-        return model.decision_function(X)
-
-    def score(self, X, y, sample_weight=None):
-        """The released model's score on (X, y) (not private for private X, y)."""
-        model, X = self._best(X)
-        return model.score(X, y, sample_weight=sample_weight)
