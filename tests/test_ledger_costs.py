@@ -172,3 +172,85 @@ def test_the_declared_cost_is_the_recorded_one_for_every_noise(path, monkeypatch
     entries = PrivacyLedger(path).entries()[1:]
     assert [event for event, _ in declared] == [e.event for e in entries]
     assert [head[1] for _, head in declared] == [e.parent for e in entries]
+
+
+def _spy_declared(monkeypatch):
+    declared = []
+    real = _hook.declared_event
+    monkeypatch.setattr(_hook, "declared_event",
+                        lambda *a: declared.append(real(*a)) or declared[-1])
+    return declared
+
+
+def _no_dry_run_once_live(monkeypatch, live):
+    dry = _hook.planned_event
+    monkeypatch.setattr(_hook, "planned_event", lambda e, m, a: (
+        pytest.fail("dry run of a declared call") if live(e) else dry(e, m, a)))
+
+
+@pytest.mark.parametrize("feedback", ["full", "bandit"])
+@pytest.mark.parametrize("horizon", [None, 300])
+def test_the_selector_declares_its_live_calls(path, monkeypatch, feedback, horizon):
+    from skdpol import PrivateSubmodularSelector
+
+    X = np.clip(_data(200)[0], -1, 1)
+    sel = PrivateSubmodularSelector(feedback=feedback, horizon=horizon, batch_size=3,
+                                    random_state=0,
+                                    ledger=PrivacyLedger(path, budget=(1e6, DELTA)))
+    declared = _spy_declared(monkeypatch)
+    _no_dry_run_once_live(monkeypatch, lambda e: "_algo" in e.__dict__)
+    learns = []
+    from skdpol.submodular._pftal import SubmodularPFTAL
+    real_learn = SubmodularPFTAL.learn
+    monkeypatch.setattr(SubmodularPFTAL, "learn",
+                        lambda self, *a, **k: (learns.append(1), real_learn(self, *a, **k))[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = 0
+        for n in CHUNKS:
+            sel.partial_fit(X[start:start + n])
+            start += n
+    assert len(learns) == len(CHUNKS) + 1  # the first call, which starts the stream, dry-runs
+    entries = PrivacyLedger(path).entries()
+    assert [event for event, _ in declared] == [e.event for e in entries]
+    assert [None if h is None else h[1] for _, h in declared] == [e.parent for e in entries]
+
+
+@pytest.mark.parametrize("feedback", ["full", "bandit"])
+def test_the_selector_declares_ask_and_tell(path, monkeypatch, feedback):
+    from skdpol import PrivateSubmodularSelector
+
+    sel = PrivateSubmodularSelector(feedback=feedback, n_items=4, batch_size=2, random_state=0,
+                                    ledger=PrivacyLedger(path, budget=(1e6, DELTA)))
+    declared = _spy_declared(monkeypatch)
+    _no_dry_run_once_live(monkeypatch, lambda e: "_algo" in e.__dict__)
+    rng = np.random.default_rng(0)
+    for _ in range(7):
+        mask = sel.ask()
+        weights = rng.random(4)
+        sel.tell((lambda masks, w=weights: np.asarray(masks) @ w / 4) if feedback == "full"
+                 else float(mask @ weights / 4))
+    entries = PrivacyLedger(path).entries()
+    assert [event for event, _ in declared] == [e.event for e in entries]
+    assert [None if h is None else h[1] for _, h in declared] == [e.parent for e in entries]
+
+
+@pytest.mark.parametrize("params", [{}, {"delta": 0.0}, {"noise_sampler": "float"}])
+def test_the_scaler_declares_its_fit_and_fits_once(path, monkeypatch, params):
+    from skdpol.preprocessing import PrivateStandardScaler
+
+    scaler = PrivateStandardScaler(bounds=(-3.0, 3.0), random_state=0, **params,
+                                   ledger=PrivacyLedger(path, budget=(1e6, DELTA)))
+    declared = _spy_declared(monkeypatch)
+    _no_dry_run_once_live(monkeypatch, lambda e: True)
+    fits = []
+    real_fit = PrivateStandardScaler._fit
+    monkeypatch.setattr(PrivateStandardScaler, "_fit",
+                        lambda self, X: (fits.append(1), real_fit(self, X))[1])
+    X = _data(50)[0]
+    scaler.fit(X)
+    scaler.fit(X[:20])
+    assert len(fits) == 2
+    entries = PrivacyLedger(path).entries()
+    assert [event for event, _ in declared] == [e.event for e in entries]
+    assert [h for _, h in declared] == [None, None] and [e.parent for e in entries] == [None, None]
