@@ -216,7 +216,7 @@ def test_a_refusal_reads_no_row_and_changes_nothing(path, index):
 
 
 @pytest.mark.parametrize("index", range(5), ids=lambda i: type(_estimators()[i][0]).__name__)
-def test_the_dry_run_costs_what_the_release_records(path, index, monkeypatch):
+def test_the_declared_cost_is_what_the_release_records(path, index, monkeypatch):
     from skdpol.ledger import _hook
 
     est, supervised, fit_params = _estimators()[index]
@@ -226,8 +226,8 @@ def test_the_dry_run_costs_what_the_release_records(path, index, monkeypatch):
     if isinstance(est, PrivateSubmodularSelector):
         X = np.clip(X, -1, 1)
     planned = []
-    real = _hook.planned_event
-    monkeypatch.setattr(_hook, "planned_event",
+    real = _hook.declared_event  # declared by the stream, or a dry run
+    monkeypatch.setattr(_hook, "declared_event",
                         lambda *a: planned.append(real(*a)) or planned[-1])
     est.set_params(ledger=PrivacyLedger(path, budget=(50.0, DELTA)))
     args = (X, y) if supervised else (X,)
@@ -237,7 +237,7 @@ def test_the_dry_run_costs_what_the_release_records(path, index, monkeypatch):
             est.partial_fit(*args, **fit_params)
     entries = PrivacyLedger(path).entries()
     assert [event for event, _ in planned] == [e.event for e in entries]
-    # and the branch each dry run expected to continue is the one recorded
+    # and the branch each declaration expected to continue is the one recorded
     assert [None if head is None else head[1] for _, head in planned] == [e.parent for e in entries]
 
 

@@ -8,14 +8,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event, resolve_mechanism
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
 from ..ledger import PrivacyLedger
-from ..ledger._hook import check_budget, record_release
+from ..ledger._hook import HEAD, check_budget, record_release
 from ..utils import StreamMixin, run_transaction
 from ..utils._stream import is_seeded
 from ._public import PublicSubmodularSelector
@@ -202,6 +202,29 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         self.privacy_spent_ = PrivacySpent(epsilon=float(eps), delta=float(self.delta),
                                            accountant=how, releases=self._algo.n_rounds,
                                            seeded=is_seeded(self.random_state))
+
+    def _declared_event(self, method, args):
+        """(event, ledger head) a ``partial_fit`` or ``tell`` on the live
+        stream will record, from public counts (the rounds so far, the rows
+        waiting, the call's rows; a tell is one visitor): the ledger checks
+        its budget with it. None for a call that starts a stream (the ledger
+        dry-runs it). Raises what the real call would (changed terms, the
+        horizon)."""
+        name = getattr(method, "__name__", None)
+        algo = self.__dict__.get("_algo")
+        if algo is None or name not in ("_learn", "_tell"):
+            return None
+        self._continue_stream()
+        n_rows = 1 if name == "_tell" else _num_samples(args[0])
+        if n_rows < 1:
+            return None
+        if name == "_learn":
+            algo.check_room(n_rows)
+        waiting = self.n_samples_seen_ - algo.n_rounds * algo.batch_size
+        rounds = algo.n_rounds + (waiting + n_rows) // algo.batch_size
+        if algo.horizon is not None and rounds > algo.horizon:
+            return None  # the real call refuses it (the horizon)
+        return algo.event(rounds), self.__dict__.get(HEAD)
 
     def _transaction(self, method, *args):
         # with a ledger budget, the call's cost is checked before any row is read

@@ -5,14 +5,18 @@ Two hooks, nothing else:
 * :func:`check_budget` runs just before the estimator's all-or-nothing
   transaction. With a budget (the one kept in the ledger file, whether or
   not the ledger object was given one), it first learns what the call will cost
-  *without reading a row*: a throw-away deep copy of the estimator runs the
-  same call on zero rows of the call's shape (row and column counts are
-  public under replace-one neighbours) and stops at its release site with
-  the event; the ledger refuses (``BudgetExhaustedError``) before the real
-  call starts. Every estimator's cost depends on public quantities only
-  (parameters, shapes, the stream's rounds so far), which this relies on
-  and ``tests/test_ledger.py`` checks (the dry run's event equals the real
-  one).
+  *without reading a row*, and the ledger refuses (``BudgetExhaustedError``)
+  before the real call starts. The estimator declares the cost
+  (``_declared_event(method, args)``: a live stream's
+  :meth:`~skdpol.linear_model._streams.StreamState.cost_after`, from its
+  rounds so far and the call's row count); a call it does not declare is
+  dry-run: a throw-away deep copy of the estimator runs the same call on
+  zero rows of the call's shape (row and column counts are public under
+  replace-one neighbours) and stops at its release site with the event.
+  Every estimator's cost depends on public quantities only (parameters,
+  shapes, the stream's rounds so far), which this relies on and
+  ``tests/test_ledger.py`` / ``tests/test_ledger_costs.py`` check (the
+  declared event equals the recorded one).
 * :func:`record_release` at every release site appends the release's
   event (for a stream, the cumulative one) in one transaction that checks
   the budget again (another process may have spent since), and remembers
@@ -129,9 +133,37 @@ def check_budget(estimator, method, args):
         return
     ledger = resolve_ledger(getattr(estimator, "ledger", None))
     if ledger is not None and ledger.budget is not None:
-        event, head = planned_event(estimator, method, args)
+        event, head = declared_event(estimator, method, args)
         if event is not None:
             ledger.check(event, parent=None if head is None else head[1])
+
+
+def declared_event(estimator, method, args):
+    """(event, head) the call ``method(*args)`` will record, as the estimator
+    declares it from public quantities (``_declared_event``: no deep copy, no
+    dry run); the dry run (:func:`planned_event`) for a call it does not
+    declare. (None, None) when the declaration fails: the real call then
+    reports its own error (a changed term, the horizon), or is checked at
+    its release site."""
+    declare = getattr(estimator, "_declared_event", None)
+    declared = None
+    if declare is not None:
+        try:
+            declared = declare(method, args)
+        except Exception:
+            return None, None
+    if declared is None:
+        return planned_event(estimator, method, args)
+    event, head = declared
+    return _as_released(estimator, event), head
+
+
+def _as_released(estimator, event):
+    """The event a release records: ``epsilon=inf`` releases without noise,
+    whatever event its code path states."""
+    if math.isinf(getattr(estimator, "epsilon", 0.0)):
+        return dp_event.NonPrivateDpEvent()
+    return event
 
 
 def record_release(estimator, event):
@@ -140,9 +172,7 @@ def record_release(estimator, event):
     Call it last at a release site, inside the estimator's transaction: a
     refusal then undoes the call. ``privacy_spent_`` must already be set.
     """
-    if math.isinf(getattr(estimator, "epsilon", 0.0)):
-        # epsilon=inf releases without noise, whatever event its code path states
-        event = dp_event.NonPrivateDpEvent()
+    event = _as_released(estimator, event)
     if getattr(estimator, "_ledger_planning", False):
         raise _Planned(event, estimator.__dict__.get(HEAD))
     ledger = resolve_ledger(getattr(estimator, "ledger", None))

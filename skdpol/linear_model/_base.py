@@ -12,12 +12,12 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _num_samples, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..ledger import PrivacyLedger
-from ..ledger._hook import check_budget, record_release
+from ..ledger._hook import HEAD, check_budget, record_release
 from ..utils import StreamMixin, row_norms_max
 from ..utils._state import Transaction
 from ..utils._stream import check_terms
@@ -100,6 +100,29 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         check_budget(self, method, args)
         with Transaction(self):
             return method(*args)
+
+    def _declared_event(self, method, args):
+        """(event, ledger head) a ``_learn`` call on the live stream will
+        record, from public counts (its rows, the stream's rounds so far):
+        :meth:`._streams.StreamState.cost_after`. None for a call this does
+        not declare (one that starts a stream, ``fit``): the ledger dry-runs
+        it. Raises what the real call would (changed terms, the horizon)."""
+        if getattr(method, "__name__", None) != "_learn":
+            return None
+        stream = self._live_stream()  # checks the stream's terms
+        if stream is None:
+            return None
+        n_rows = _num_samples(args[0])
+        if n_rows < 1:
+            return None  # the real call refuses it
+        self._check_horizon(n_rows, None, stream.n_seen)
+        stream.algorithm.check_room(n_rows)
+        # the regressors' progressive path and the classifier's trace publish
+        # every round (the last argument); the kernel model's never does
+        trace = bool(args[-1]) and type(self)._learn_traces
+        return stream.cost_after(n_rows, trace), self.__dict__.get(HEAD)
+
+    _learn_traces = True  # does ``_learn``'s last argument publish every round?
 
     def _resolve_data_norm(self, X):
         if self.data_norm is not None:

@@ -331,6 +331,8 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             self.intercept_ = 0.0
 
     # ----------------------------------------------------------- learning
+    _learn_traces = False  # the kernel model publishes once per call
+
     def _learn(self, X, y, progressive):
         del progressive  # no per-row progressive predictions for the kernel model
         stream = self._live_stream()

@@ -57,6 +57,10 @@ class LinearStream(Protocol):
         """Learn validated rows and labels (user units); with ``trace``, the
         (n, k, d) models published before each row."""
 
+    def cost_after(self, n_rows, trace=False):
+        """The cost ``release`` will state after ``learn`` of ``n_rows`` more
+        rows, from public counts only (no row read, nothing changed)."""
+
     def release(self):
         """What the shell publishes after a call: the current unit-space model
         (an array, or PQFTL's deferred :class:`~skdpol.online._ftl.RidgeRelease`),
@@ -94,6 +98,19 @@ class StreamState:
         read on every ``partial_fit``."""
         algorithm = self.algorithm
         return algorithm.published, algorithm.event(), algorithm.n_rows_used
+
+    def cost_after(self, n_rows, trace=False):
+        """The cost :meth:`release` will state after ``learn`` of ``n_rows``
+        more rows (``trace`` as ``learn``'s), from public counts only: the
+        rounds complete by then (rows seen, waiting, per round). Reads no row
+        and changes nothing; the ledger checks its budget with it."""
+        algorithm = self.algorithm
+        waiting = self.n_seen - algorithm.n_rows_used
+        rounds = algorithm.n_rounds + (waiting + int(n_rows)) // self.batch_size
+        event_after = getattr(algorithm, "event_after", None)  # POCP: per release
+        if event_after is not None:
+            return event_after(rounds, trace)
+        return algorithm.event(rounds)  # the others: a function of the rounds
 
 
 class SufficientStatisticStream(StreamState):

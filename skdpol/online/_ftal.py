@@ -101,5 +101,6 @@ class PrivateFTAL(RoundBuffer):
     def _publish(self):
         pass
 
-    def event(self):
-        return self._tree.event(self.n_rounds)
+    def event(self, n_rounds=None):
+        """Cost of every release once ``n_rounds`` rounds are complete (default: now)."""
+        return self._tree.event(self.n_rounds if n_rounds is None else n_rounds)

@@ -141,9 +141,11 @@ class MutualInformationOGD(HoldsNoiseSpec, RoundBuffer):
         draws = sample_l2_laplace(self._rng, self.dim, 1.0, size=scales.size)
         return (scales @ draws).reshape(shape)
 
-    def event(self):
-        """One mechanism per row, each row in one: the cost of one."""
-        if self.noise_multiplier == 0 or self.n_rounds == 0:
+    def event(self, n_rounds=None):
+        """One mechanism per row, each row in one: the cost of one (once
+        ``n_rounds`` rounds are complete; default: now)."""
+        n_rounds = self.n_rounds if n_rounds is None else n_rounds
+        if self.noise_multiplier == 0 or n_rounds == 0:
             return NoOpDpEvent()
         return self._spec.event()
 

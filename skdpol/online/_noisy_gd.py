@@ -213,9 +213,10 @@ class NoisyGradientDescent(HoldsNoiseSpec, RoundBuffer):
     def _publish(self):
         pass  # the iterate after a round *is* the release: every step was noised
 
-    def event(self):
-        """Cost of everything released so far: one round (rounds are disjoint)."""
-        if self.n_rounds == 0:
+    def event(self, n_rounds=None):
+        """Cost of everything released once ``n_rounds`` rounds are complete
+        (default: now): one round (rounds are disjoint)."""
+        if (self.n_rounds if n_rounds is None else n_rounds) == 0:
             return NoOpDpEvent()
         return round_event(self._spec, self.n_steps)
 

@@ -154,12 +154,35 @@ class OutputPerturbation(HoldsNoiseSpec):
 
     def event(self):
         """DpEvent of every release so far."""
-        if self._spec.gaussian and self._mu2 > 0:
+        return self._event_of(self._mu2, self._eps)
+
+    def event_after(self, n_rounds, trace=False):
+        """The ``event()`` once ``n_rounds`` rounds are complete, from public
+        counts only (nothing changes): a release after each new round with
+        ``trace``, else one after the last (if any), as :meth:`learn`. A
+        release after round t is noised when t > ``base.free_rounds`` (the
+        base's sensitivity is 0 before), as :meth:`_release`."""
+        mu2, eps = self._mu2, self._eps
+        before = self.base.n_rounds
+        if self._spec.multiplier > 0 and n_rounds > before:
+            first = self.base.free_rounds + 1
+            # the same sums, in the same order, as the releases would make them
+            for t in (range(max(before + 1, first), n_rounds + 1) if trace
+                      else ([n_rounds] if n_rounds >= first else [])):
+                m = self.multiplier(t)
+                if self._spec.gaussian:
+                    mu2 += 1.0 / m**2
+                else:
+                    eps += 1.0 / m
+        return self._event_of(mu2, eps)
+
+    def _event_of(self, mu2, eps):
+        if self._spec.gaussian and mu2 > 0:
             if self._spec.discrete:
-                return ZCDpEvent(rho=0.5 * self._mu2)
-            return GaussianDpEvent(1.0 / math.sqrt(self._mu2))
-        if not self._spec.gaussian and self._eps > 0:
-            return pure_dp_event(self._eps)
+                return ZCDpEvent(rho=0.5 * mu2)
+            return GaussianDpEvent(1.0 / math.sqrt(mu2))
+        if not self._spec.gaussian and eps > 0:
+            return pure_dp_event(eps)
         return NoOpDpEvent()
 
 

@@ -30,7 +30,7 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import PrivacyLeakWarning
@@ -174,6 +174,15 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         return NoiseSpec.calibrated(
             self.epsilon, self.delta, family=self._noise, sampler=self.noise_sampler,
             make_event=lambda m: noise_event(m, self._noise, self.noise_sampler))
+
+    def _declared_event(self, method, args):
+        """(event, ledger head) of ``fit``'s one release, from the parameters
+        alone (the ledger checks its budget with it; a fit starts a new
+        stream, so no head). None for an input without rows (the real call
+        refuses it)."""
+        if _num_samples(args[0]) < 1:
+            return None
+        return self._noise_spec().event(), None
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -359,6 +359,7 @@ class SubmodularPFTAL(RoundBuffer):
         self.x = np.clip(-S / (self.alpha * self._tree.n_leaves), 0.0, 1.0)
         self._draw_set()
 
-    def event(self):
-        """DpEvent of every release so far (the tree nodes used)."""
-        return self._tree.event(self.n_rounds)
+    def event(self, n_rounds=None):
+        """DpEvent of every release once ``n_rounds`` rounds are complete
+        (default: now; the tree nodes used)."""
+        return self._tree.event(self.n_rounds if n_rounds is None else n_rounds)
