@@ -582,3 +582,85 @@ def calibrate_model_epsilon(model_event, prior_event, epsilon, delta, *, rtol=1e
         else:
             hi = mid
     return lo
+
+
+def fit_with_ranges(estimator, private, X, y=None, **fit_params):
+    """Fit ``estimator`` on what the private ranges leave of the budget: one guarantee.
+
+    The second step after :func:`privatise_schema` (whose ``epsilon`` is the
+    total for the ranges and the model together): the estimator's
+    ``epsilon`` is set to the largest whose event, composed with
+    ``private.event`` by dp-accounting (the ledger's composition), is
+    (``epsilon``, ``delta``)-DP -- bisection on the composed epsilon, each
+    step a dry run on zero rows of ``X``'s shape (public) -- its ``delta``
+    to ``private``'s, and it is fitted; its ``privacy_spent_`` (and its
+    ``public_model()``'s) is then the composition, and its ``ledger``, if
+    any, gets one entry with the composed event (checked against the
+    budget before the fit reads a row).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A skdpol estimator (``PrivateOnlineLogistic``,
+        ``PrivateOnlineRegressor``, ...), fitted by ``fit(X, y,
+        **fit_params)``; its ``epsilon`` is replaced.
+    private : PrivateSchema
+        What :func:`privatise_schema` returned for the same rows.
+    X, y, **fit_params
+        As for ``estimator.fit``, preprocessed by ``from_schema(private.schema)``.
+
+    Returns
+    -------
+    estimator : the fitted estimator
+
+    Raises
+    ------
+    ValueError
+        When the ranges leave no budget for the model.
+    BudgetExhaustedError
+        The ledger's budget would be passed; nothing is read or recorded.
+    """
+    from sklearn.base import clone
+
+    from ..ledger._hook import planned_event, resolve_ledger
+
+    if private.privacy_spent is None:  # no private range: nothing to compose
+        return estimator.set_params(epsilon=private.model_epsilon).fit(X, y, **fit_params)
+    delta = float(private.privacy_spent.delta)
+    epsilon = float(private.privacy_spent.epsilon + private.model_epsilon)
+    given = getattr(estimator, "ledger", None)
+    ledger = resolve_ledger(given)
+    template = clone(estimator).set_params(ledger=None, delta=delta)
+    args = (X, y, *fit_params.values())  # the dry run reads the shapes (and classes) only
+
+    def model_event(e):
+        shadow = clone(template).set_params(epsilon=e)
+        event, _ = planned_event(shadow, shadow.fit, args)
+        if event is None:
+            raise ValueError("the estimator's cost could not be planned (a dry run of fit "
+                             "on zero rows failed); call its fit alone to see why.")
+        return event
+
+    model_epsilon = calibrate_model_epsilon(model_event, private.event, epsilon, delta)
+    planned = model_event(model_epsilon)
+    if ledger is not None:  # before a row is read
+        ledger.check(dp_event.ComposedDpEvent([private.event, planned]))
+    estimator.set_params(epsilon=model_epsilon, delta=delta, ledger=None)
+    try:
+        estimator.fit(X, y, **fit_params)
+    finally:
+        estimator.set_params(ledger=given)
+    own = estimator.privacy_spent_
+    event, spent = composed_spent([private.event, planned], delta, seeded=own.seeded,
+                                  releases=own.releases + 1,
+                                  bounds_trusted=own.bounds_trusted)
+    spent = dataclasses.replace(spent, inferred=tuple(own.inferred))
+    if ledger is not None:
+        params = estimator.get_params(deep=False)
+        params.update(ledger=str(ledger.path), bounds_epsilon=private.privacy_spent.epsilon,
+                      private_ranges=list(private.ranges))
+        ledger.record(event, source=f"PrivateRangeEstimator + {type(estimator).__name__}",
+                      params=params, delta=delta, epsilon=spent.epsilon,
+                      releases=spent.releases, inferred=spent.inferred, seeded=spent.seeded)
+    estimator.privacy_spent_ = spent
+    return estimator
