@@ -221,7 +221,7 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     ranges are estimated at ``bounds_share * epsilon``
     (:func:`skdpol.preprocessing.privatise_schema`), and the model's epsilon
     is the largest whose event, composed with the ranges' by dp-accounting,
-    is (``epsilon``, ``delta``)-DP (bisection on the composed epsilon; both
+    is (``epsilon``, ``delta``)-DP (a root search on the composed epsilon; both
     events from public quantities, checked against the ledger's budget
     before the ranges read a row). The published ``privacy_spent_``, the
     card and the ledger's one entry give the composition.
@@ -504,7 +504,8 @@ def _fit_private(data, raw, private, *, target, epsilon, out, delta, ledger, chu
         ranges=estimate.ranges,
         method=("the ranges' event and the model's composed by dp-accounting; the model's "
                 "epsilon is the largest whose composition with the ranges' is (epsilon, "
-                "delta)-DP (bisection on the composed epsilon)"))
+                "delta)-DP (a root search on the composed epsilon: regula falsi with "
+                "bisection steps, to 1e-7 below the budget)"))
     parameters = dict(data=Path(data).name, target=target, epsilon=epsilon, delta=delta,
                       bounds_share=share, chunksize=chunksize, random_state=random_state,
                       ledger=ledger is not None, estimator=type(est).__name__,

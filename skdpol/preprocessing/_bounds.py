@@ -536,7 +536,7 @@ def composed_spent(events, delta, *, seeded=False, releases=1, bounds_trusted=Tr
 
 def calibrate_model_epsilon(model_event, prior_event, epsilon, delta, *, rtol=1e-7):
     """The largest model epsilon whose event, composed with ``prior_event``, is
-    (``epsilon``, ``delta``)-DP (bisection on the composed epsilon).
+    (``epsilon``, ``delta``)-DP (a root search on the composed epsilon: regula falsi with bisection steps).
 
     Parameters
     ----------
@@ -569,18 +569,33 @@ def calibrate_model_epsilon(model_event, prior_event, epsilon, delta, *, rtol=1e
         raise ValueError(f"the private ranges alone cost epsilon={prior:.4g} at "
                          f"delta={delta:g}, the whole budget {epsilon:g}: give them a "
                          "smaller share or the release more budget.")
-    lo, hi = 0.0, float(epsilon)  # composed(hi) >= epsilon: the prior costs something
-    if composed(hi) <= epsilon:
+    hi = float(epsilon)
+    f_hi = composed(hi) - epsilon
+    if f_hi <= 0:
         return hi
-    lo = max(epsilon - prior, 0.0) / 4  # composition is at most the sum: a safe start
-    while composed(lo) > epsilon and lo > epsilon * 1e-9:
+    lo = max(epsilon - prior, 0.0)  # basic composition: usually already within budget
+    f_lo = composed(lo) - epsilon if lo > 0 else -epsilon
+    while f_lo > 0 and lo > epsilon * 1e-9:
         lo /= 4
-    while hi - lo > rtol * epsilon:
-        mid = (lo + hi) / 2
-        if composed(mid) <= epsilon:
-            lo = mid
+        f_lo = composed(lo) - epsilon
+    # Illinois (regula falsi) on the bracket, a bisection step when it stalls; stops when
+    # the composed epsilon is within rtol of the budget (from below) or the bracket is
+    side = 0
+    for step in range(200):
+        if -f_lo <= rtol * epsilon or hi - lo <= rtol * epsilon * 1e-3:
+            break
+        mid = lo - f_lo * (hi - lo) / (f_hi - f_lo) if step % 4 != 3 else (lo + hi) / 2
+        if not lo < mid < hi:
+            mid = (lo + hi) / 2
+        f_mid = composed(mid) - epsilon
+        if f_mid <= 0:
+            lo, f_lo = mid, f_mid
+            f_hi = f_hi / 2 if side == -1 else f_hi
+            side = -1
         else:
-            hi = mid
+            hi, f_hi = mid, f_mid
+            f_lo = f_lo / 2 if side == 1 else f_lo
+            side = 1
     return lo
 
 
@@ -591,7 +606,7 @@ def fit_with_ranges(estimator, private, X, y=None, **fit_params):
     total for the ranges and the model together): the estimator's
     ``epsilon`` is set to the largest whose event, composed with
     ``private.event`` by dp-accounting (the ledger's composition), is
-    (``epsilon``, ``delta``)-DP -- bisection on the composed epsilon, each
+    (``epsilon``, ``delta``)-DP -- a root search on the composed epsilon, each
     step a dry run on zero rows of ``X``'s shape (public) -- its ``delta``
     to ``private``'s, and it is fitted; its ``privacy_spent_`` (and its
     ``public_model()``'s) is then the composition, and its ``ledger``, if
