@@ -8,7 +8,7 @@ model to exactly epsilon 1; against the same run with the schema's public
 ranges. AUC (classification) or R^2 on log price (regression) on the test
 part, over seeds; ``docs/benchmarks/private_bounds.md`` reports the table.
 
-    nice python benchmarks/bench_fit_private_ranges.py [--seeds 3] [--share S]
+    nice python benchmarks/bench_fit_private_ranges.py [--seeds 3] [--share S] [--only COL ...]
 """
 
 import argparse
@@ -26,7 +26,7 @@ from skdpol.datasets import load_table, table_schema
 TABLES = {"adult": False, "credit_default": False, "kc_house_sales": True}
 
 
-def run(table, seed, private, share, home):
+def run(table, seed, private, share, home, only=None):
     data = load_table(table)
     schema = table_schema(table)
     label = schema["label"]["name"]
@@ -38,8 +38,8 @@ def run(table, seed, private, share, home):
     if not path.exists():
         train.to_csv(path, index=False)
     if private:
-        for spec in schema["columns"].values():
-            if spec["type"] == "numeric":
+        for name, spec in schema["columns"].items():
+            if spec["type"] == "numeric" and (only is None or name in only):
                 spec["range"] = "private"
         if TABLES[table]:
             schema["label"]["range"] = "private"
@@ -66,13 +66,15 @@ def main():
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--share", type=float, default=None)
     parser.add_argument("--tables", nargs="*", default=list(TABLES))
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="private only these columns (and a regression label)")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp())
     for table in args.tables:
         rows = []
         for seed in range(args.seeds):
             public, _ = run(table, seed, False, None, home)
-            private, card = run(table, seed, True, args.share, home)
+            private, card = run(table, seed, True, args.share, home, args.only)
             rows.append((public, private))
             print(json.dumps(dict(table=table, seed=seed, public=round(public, 4),
                                   private=round(private, 4), diff=round(private - public, 4),
