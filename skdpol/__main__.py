@@ -141,7 +141,7 @@ def _fit(args):
     card = fit_table(args.data, schema=args.schema, target=args.target, epsilon=args.epsilon,
                      delta=args.delta, ledger=args.ledger, chunksize=args.chunksize,
                      out=args.out, overwrite=args.overwrite, random_state=args.random_state,
-                     progress=not args.no_progress)
+                     progress=not args.no_progress, bounds_share=args.bounds_share)
     print(f"{args.out}: model.pkl, card.json, card.md"
           + (f", {card['figure']}" if card["figure"] else "")
           + f" ({card['rows']} rows, epsilon {card['epsilon']:.4g}, delta {card['delta']:g})")
@@ -169,6 +169,11 @@ def _add_fit(subparsers):
                    help="well below 1/rows (default: 1e-6)")
     p.add_argument("--ledger", default=None, metavar="PATH",
                    help="record the release in this privacy ledger (created if absent)")
+    p.add_argument("--bounds-share", type=float, default=None, metavar="S",
+                   help="with ranges \"private\" in the schema: the share of --epsilon "
+                        "they get, in (0, 1); default 0.1, or 0.3 when the label's range "
+                        "or 8 ranges or more are private. The model gets the rest, "
+                        "composed by dp-accounting to exactly --epsilon")
     p.add_argument("--chunksize", type=_positive_int, default=None, metavar="N",
                    help="stream the table N rows at a time through partial_fit (every "
                         "chunk's model is a release); default: fit on the whole table at "

@@ -13,10 +13,9 @@ import numpy as np
 
 from . import __version__
 
-# what the bounds cost: nothing while they all come from the schema (from_schema
-# refuses "range": "private" until the private-bounds step exists)
+# what the bounds cost: nothing while they all come from the schema
 BOUNDS_NOTE = ("every bound came from the schema (public knowledge), so the bounds spent "
-               "nothing; private ranges are not supported yet")
+               "nothing")
 
 
 def coefficients(published):
@@ -41,12 +40,21 @@ def coefficients(published):
             {c: float(b) for c, b in zip(classes, intercept)})
 
 
-def _bounds(pre, schema):
+def _bounds(pre, schema, private=None):
     label = schema["label"]
+    estimated = (private or {}).get("ranges", {})
+
+    def source(name, spec):
+        if name in estimated:
+            return (f"range [{spec['range'][0]:.6g}, {spec['range'][1]:.6g}] by private "
+                    f"estimate at epsilon {private['epsilon']:.4g} (the bounds' share, all "
+                    f"{len(estimated)} private ranges together)")
+        return f"range {spec['range']} from the schema"
+
     columns = {}
     for name, spec in schema["columns"].items():
         if spec["type"] == "numeric":
-            columns[name] = (f"range {spec['range']} from the schema"
+            columns[name] = (source(name, spec)
                              + (f", transform {spec['transform']}" if spec.get("transform")
                                 else "")
                              + (f", public bins at {spec['bins']}" if spec.get("bins") else ""))
@@ -58,13 +66,25 @@ def _bounds(pre, schema):
               "columns": columns}
     if pre.y_bound is not None:
         bounds["y_bound"] = {"value": pre.y_bound,
-                             "source": f"the label's range {label['range']} from the schema, "
+                             "source": f"the label's {source(label['name'], label)}, "
                                        f"transform {label.get('transform', 'none')}: half "
                                        "the transformed range's width"}
     return bounds
 
 
-def make_card(published, *, pre, rows, parameters, figure=None):
+def _share(private):
+    if private is None:
+        return {"epsilon": 0.0, "delta": 0.0, "why": BOUNDS_NOTE}
+    return {"epsilon": float(private["epsilon"]), "delta": float(private["delta"]),
+            "share": float(private["share"]), "model_epsilon": float(private["model_epsilon"]),
+            "why": (f"{len(private['ranges'])} ranges estimated privately "
+                    f"({', '.join(private['ranges'])}) at {private['share']:.0%} of epsilon, "
+                    f"epsilon {private['epsilon']:.4g} at this delta ({private['accountant']});"
+                    f" the model at epsilon {private['model_epsilon']:.4g}; "
+                    + private["method"])}
+
+
+def make_card(published, *, pre, rows, parameters, figure=None, private=None):
     """The model card as a dict (what ``card.json`` holds).
 
     Parameters
@@ -78,6 +98,10 @@ def make_card(published, *, pre, rows, parameters, figure=None):
         The command's parameters.
     figure : str or None
         The coefficients' PNG, relative to the card.
+    private : dict or None
+        With private ranges: ``share``, ``epsilon`` (the ranges', at
+        ``delta``), ``delta``, ``model_epsilon``, ``accountant``, ``ranges``
+        (``{column: [lo, hi]}``) and ``method`` (how they were composed).
     """
     spent = published.privacy_spent_
     coef, intercept = coefficients(published)
@@ -92,8 +116,8 @@ def make_card(published, *, pre, rows, parameters, figure=None):
         "releases": int(spent.releases),
         "seeded": bool(spent.seeded),
         "bounds_trusted": bool(spent.bounds_trusted),
-        "bounds_share": {"epsilon": 0.0, "delta": 0.0, "why": BOUNDS_NOTE},
-        "bounds": _bounds(pre, schema),
+        "bounds_share": _share(private),
+        "bounds": _bounds(pre, schema, private),
         "rows": int(rows),
         "label": schema["label"],
         "features": [str(n) for n in published.feature_names_],
@@ -214,7 +238,7 @@ def render_markdown(card):
     return "\n".join(lines)
 
 
-def write_card(folder, published, *, pre, rows, parameters):
+def write_card(folder, published, *, pre, rows, parameters, private=None):
     """Write ``card.json``, ``card.md`` and (with matplotlib) ``coefficients.png`` into ``folder``.
 
     Returns
@@ -222,7 +246,7 @@ def write_card(folder, published, *, pre, rows, parameters):
     card : dict
         What ``card.json`` holds.
     """
-    card = make_card(published, pre=pre, rows=rows, parameters=parameters)
+    card = make_card(published, pre=pre, rows=rows, parameters=parameters, private=private)
     if plot_coefficients(card, folder / "coefficients.png"):
         card["figure"] = "coefficients.png"
     (folder / "card.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")

@@ -13,6 +13,8 @@ anything, with a message naming the file, the column and the row.
 """
 
 import contextlib
+import copy
+import json
 import os
 import pickle
 import shutil
@@ -148,7 +150,8 @@ def _staged_folder(out):
 
 # ------------------------------------------------------------------ fit
 def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
-              chunksize=None, overwrite=False, random_state=None, progress=True):
+              chunksize=None, overwrite=False, random_state=None, progress=True,
+              bounds_share=None):
     """Train a private model on a table and write the published model and its card.
 
     Parameters
@@ -187,6 +190,12 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
         seed can subtract the noise); the card says so.
     progress : bool, default=True
         Show progress bars (tqdm, on stderr).
+    bounds_share : float or None, default=None
+        With ranges ``"private"`` in the schema (numeric columns, the
+        regression label): the share of ``epsilon`` they get (0 < share < 1),
+        stated at ``delta``. None: 10%, or 30% when the label's range or 8
+        ranges or more are private
+        (:func:`skdpol.preprocessing._bounds.default_bounds_share`).
 
     Returns
     -------
@@ -207,10 +216,26 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     public figure under replace-one neighbours) before the estimator sees
     one; the file must not change between that pass and the fit. The
     preprocessing and the bounds (``data_norm``, ``y_bound``) come from the
-    schema alone, so the bounds spend nothing.
+    schema alone, so the bounds spend nothing -- unless some ranges are
+    ``"private"``: then the first pass also keeps those columns' values, the
+    ranges are estimated at ``bounds_share * epsilon``
+    (:func:`skdpol.preprocessing.privatise_schema`), and the model's epsilon
+    is the largest whose event, composed with the ranges' by dp-accounting,
+    is (``epsilon``, ``delta``)-DP (a root search on the composed epsilon; both
+    events from public quantities, checked against the ledger's budget
+    before the ranges read a row). The published ``privacy_spent_``, the
+    card and the ledger's one entry give the composition.
     """
     from ._card import write_card
 
+    raw, private = _private_ranges(schema)
+    if private:
+        return _fit_private(data, raw, private, target=target, epsilon=epsilon, out=out,
+                            delta=delta, ledger=ledger, chunksize=chunksize,
+                            overwrite=overwrite, random_state=random_state,
+                            progress=progress, bounds_share=bounds_share)
+    if bounds_share is not None:
+        raise InputError("--bounds-share: no range of the schema is 'private'.")
     schema = read_schema(schema)
     pre = from_schema(schema)
     if not pre.label:
@@ -247,27 +272,9 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
 
     est = _estimator(pre, epsilon=epsilon, delta=delta, ledger=ledger,
                      random_state=random_state, horizon=None if chunksize is None else rows)
+    _train(est, pre, preprocessor, data=data, schema=schema, wanted=wanted, text=text,
+           chunksize=chunksize, kept=kept, rows=rows, progress=progress)
     extra = dict(classes=pre.classes) if pre.classes is not None else {}
-    names = preprocessor.get_feature_names_out()
-
-    def features(X):
-        return pd.DataFrame(preprocessor.transform(X), columns=names)
-
-    if chunksize is None:
-        X = pd.concat([X for X, _ in kept], ignore_index=True)
-        y = np.concatenate([y for _, y in kept])
-        del kept
-        with _progress(rows, "fitting", progress) as bar:
-            est.fit(features(X), pre.label_transform(y), **extra)
-            bar.update(rows)
-    else:
-        seen = 0
-        with _progress(rows, "streaming", progress) as bar:
-            for chunk in read_chunks(data, wanted, chunksize, text):
-                X, y = check_table(chunk, schema, first_row=seen + 1, label=True)
-                est.partial_fit(features(X), pre.label_transform(y), **extra)
-                seen += len(X)
-                bar.update(len(X))
 
     published = (PublishedClassifier if extra else PublishedRegressor)(
         schema=schema, preprocessor=preprocessor, model=est.public_model())
@@ -279,6 +286,32 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
         (folder / "model.pkl").write_bytes(pickle.dumps(published))
         card = write_card(folder, published, pre=pre, rows=rows, parameters=parameters)
     return card
+
+
+def _train(est, pre, preprocessor, *, data, schema, wanted, text, chunksize, kept, rows,
+           progress):
+    """Fit ``est`` on the preprocessed rows: the kept ones at once, or a second pass in chunks."""
+    extra = dict(classes=pre.classes) if pre.classes is not None else {}
+    names = preprocessor.get_feature_names_out()
+
+    def features(X):
+        return pd.DataFrame(preprocessor.transform(X), columns=names)
+
+    if chunksize is None:
+        X = pd.concat([X for X, _ in kept], ignore_index=True)
+        y = np.concatenate([y for _, y in kept])
+        kept.clear()  # the caller's list: one copy of the rows at a time
+        with _progress(rows, "fitting", progress) as bar:
+            est.fit(features(X), pre.label_transform(y), **extra)
+            bar.update(rows)
+    else:
+        seen = 0
+        with _progress(rows, "streaming", progress) as bar:
+            for chunk in read_chunks(data, wanted, chunksize, text):
+                X, y = check_table(chunk, schema, first_row=seen + 1, label=True)
+                est.partial_fit(features(X), pre.label_transform(y), **extra)
+                seen += len(X)
+                bar.update(len(X))
 
 
 def _estimator(pre, *, horizon, **params):
@@ -302,6 +335,194 @@ def _check_delta(delta, rows):
         warn_delta(delta, rows)
     for w in caught:
         raise InputError(f"--delta: {w.message}")
+
+
+# ------------------------------------------------------------------ private ranges
+def _private_ranges(schema):
+    """(the schema as a dict, the names whose range is "private"), reading no row."""
+    if isinstance(schema, (str, bytes)) or hasattr(schema, "__fspath__"):
+        try:
+            with open(os.fspath(schema), encoding="utf-8") as f:
+                schema = json.load(f)
+        except (OSError, ValueError):
+            return schema, []  # read_schema reports it
+    if not isinstance(schema, dict) or not isinstance(schema.get("columns"), dict):
+        return schema, []
+    specs = list(schema["columns"].items())
+    if isinstance(schema.get("label"), dict):
+        specs.append((schema["label"].get("name"), schema["label"]))
+    return schema, [n for n, s in specs if isinstance(s, dict) and s.get("range") == "private"]
+
+
+def _placeholder(raw, private):
+    """The schema with each private range replaced by a stand-in [1, 2] (or around the
+    column's bins): the same features, preprocessing structure and checks, no number
+    from the rows. Every check of the schema runs on it before a row is read."""
+    schema = copy.deepcopy(raw)
+    label = schema.get("label") if isinstance(schema.get("label"), dict) else {}
+    for name in private:
+        spec = label if name == label.get("name") else schema["columns"][name]
+        bins = spec.get("bins")
+        lo, hi = ((min(bins) - 1.0, max(bins) + 1.0) if isinstance(bins, list) and bins
+                  and all(isinstance(b, (int, float)) for b in bins) else (1.0, 2.0))
+        if spec.get("transform") == "log" and lo <= 0:
+            lo, hi = 1.0, max(hi, 2.0)
+        spec["range"] = [lo, hi]
+        spec.pop("search", None)
+    try:
+        return read_schema(schema)
+    except ValueError as exc:
+        raise InputError(f"schema: {exc}") from None
+
+
+def _model_event(pre, *, epsilon, delta, rows, n_features, names, random_state, horizon):
+    """The event the model will state at ``epsilon``: a dry run on zero rows of the
+    table's shape (row and feature counts are public)."""
+    from .ledger._hook import planned_event
+
+    est = _estimator(pre, epsilon=epsilon, delta=delta, ledger=None,
+                     random_state=random_state, horizon=horizon)
+    X = pd.DataFrame(np.zeros((rows, n_features)), columns=names)
+    if pre.classes is not None:
+        args = (X, np.resize(np.asarray(pre.classes, dtype=object), rows), pre.classes)
+    else:
+        args = (X, np.zeros(rows))
+    event, _ = planned_event(est, est.fit if horizon is None else est.partial_fit, args)
+    if event is None:
+        raise RuntimeError("skdpol could not plan the model's cost (a dry run failed).")
+    return event
+
+
+def _fit_private(data, raw, private, *, target, epsilon, out, delta, ledger, chunksize,
+                 overwrite, random_state, progress, bounds_share):
+    """:func:`fit_table` for a schema with private ranges (its Notes)."""
+    from dp_accounting import dp_event
+
+    from ._card import write_card
+    from .preprocessing import privatise_schema
+    from .preprocessing._bounds import (
+        calibrate_model_epsilon,
+        composed_spent,
+        default_bounds_share,
+        planned_bounds_event,
+    )
+    from .utils._stream import is_seeded
+
+    placeholder = _placeholder(raw, private)
+    pre = from_schema(placeholder)
+    if not pre.label:
+        raise InputError("the schema has no 'label': give {'name': ..., 'classes': [...]} "
+                         "or {'name': ..., 'range': [lo, hi]}.")
+    if not 0 < epsilon < np.inf:
+        raise InputError(f"--epsilon must be a positive finite number, got {epsilon!r}: "
+                         "fit publishes a private model.")
+    if target != pre.label:
+        raise InputError(f"--target {target!r} is not the schema's label {pre.label!r}.")
+    label_private = pre.label in private
+    share = (default_bounds_share(len(private), label_private) if bounds_share is None
+             else bounds_share)
+    if not 0 < share < 1:
+        raise InputError(f"--bounds-share must be in (0, 1), got {share!r}.")
+    out = _check_out(out, overwrite)
+    if ledger is not None and not hasattr(ledger, "spent"):
+        from .ledger import PrivacyLedger
+
+        ledger = PrivacyLedger(ledger)
+    wanted = [*pre.features, pre.label]
+    _present(data, wanted)
+    text = _string_columns(placeholder, label=True)
+    features_private = [n for n in private if n != pre.label]
+
+    # pass 1: every row checked and counted; the private columns' values kept (the
+    # quantiles need them all: 8 bytes per row and private range) -- no release yet
+    rows, kept, preprocessor, values = 0, [], None, {n: [] for n in private}
+    with _progress(None, "checking", progress) as bar:
+        for chunk in read_chunks(data, wanted, chunksize or READ_ROWS, text):
+            X, y = check_table(chunk, placeholder, first_row=rows + 1, label=True)
+            if preprocessor is None:
+                first = X.iloc[:1]  # to fit the final preprocessing (names only)
+                preprocessor = pre.preprocessor.fit(X)
+            for n in features_private:
+                values[n].append(X[n].to_numpy(dtype=np.float64))
+            if label_private:
+                values[pre.label].append(np.asarray(y, dtype=np.float64))
+            rows += len(X)
+            bar.update(len(X))
+            if chunksize is None:
+                kept.append((X, y))
+    if rows == 0:
+        raise InputError(f"{os.fspath(data)!r} holds no rows.")
+    _check_delta(delta, rows)
+
+    # the budget split, from public quantities only (the schema, the counts, epsilon)
+    horizon = None if chunksize is None else rows
+    names = list(preprocessor.get_feature_names_out())
+    bounds_epsilon = share * epsilon
+    bounds_event = planned_bounds_event(len(private), bounds_epsilon, delta=delta)
+
+    def model_event(e, pre=pre):
+        return _model_event(pre, epsilon=e, delta=delta, rows=rows, n_features=len(names),
+                            names=names, random_state=random_state, horizon=horizon)
+
+    try:
+        model_epsilon = calibrate_model_epsilon(model_event, bounds_event, epsilon, delta)
+    except ValueError as exc:
+        raise InputError(f"--bounds-share: {exc}") from None
+    planned = model_event(model_epsilon)
+    if ledger is not None:  # before the ranges read a row
+        ledger.check(dp_event.ComposedDpEvent([bounds_event, planned]))
+
+    # the private ranges (a release), then the model on the public-range schema
+    label_values = np.concatenate(values.pop(pre.label)) if label_private else None
+    frame = pd.DataFrame({n: np.concatenate(v) for n, v in values.items()})
+    del values
+    estimate = privatise_schema(raw, frame, epsilon, y=label_values, share=share,
+                                accounting="auto", delta=delta, random_state=random_state)
+    del frame, label_values
+    if estimate.event != bounds_event:
+        raise RuntimeError("the private ranges' cost differs from the planned one.")
+    schema = estimate.schema
+    pre = from_schema(schema)
+    preprocessor = pre.preprocessor.fit(first)
+    est = _estimator(pre, epsilon=model_epsilon, delta=delta, ledger=None,
+                     random_state=random_state, horizon=horizon)
+    if model_event(model_epsilon, pre=pre) != planned:
+        raise RuntimeError("the model's cost differs from the planned one.")
+    _train(est, pre, preprocessor, data=data, schema=placeholder, wanted=wanted, text=text,
+           chunksize=chunksize, kept=kept, rows=rows, progress=progress)
+    event, spent = composed_spent(
+        [bounds_event, planned], delta, seeded=is_seeded(random_state),
+        releases=est.privacy_spent_.releases + 1)
+
+    extra = pre.classes is not None
+    published = (PublishedClassifier if extra else PublishedRegressor)(
+        schema=schema, preprocessor=preprocessor, model=est.public_model())
+    published.privacy_spent_ = published.model.privacy_spent_ = spent
+    bounds = dict(
+        share=share, epsilon=estimate.privacy_spent.epsilon, delta=delta,
+        model_epsilon=model_epsilon, accountant=estimate.privacy_spent.accountant,
+        ranges=estimate.ranges,
+        method=("the ranges' event and the model's composed by dp-accounting; the model's "
+                "epsilon is the largest whose composition with the ranges' is (epsilon, "
+                "delta)-DP (a root search on the composed epsilon: regula falsi with "
+                "bisection steps, to 1e-7 below the budget)"))
+    parameters = dict(data=Path(data).name, target=target, epsilon=epsilon, delta=delta,
+                      bounds_share=share, chunksize=chunksize, random_state=random_state,
+                      ledger=ledger is not None, estimator=type(est).__name__,
+                      algorithm=getattr(est, "algorithm_", est.algorithm))
+    with _staged_folder(out) as folder:
+        (folder / "model.pkl").write_bytes(pickle.dumps(published))
+        card = write_card(folder, published, pre=pre, rows=rows, parameters=parameters,
+                          private=bounds)
+        if ledger is not None:  # last: a refusal (another process spent) writes nothing
+            params = est.get_params(deep=False)
+            params.update(ledger=os.fspath(ledger.path), bounds_share=share,
+                          bounds_epsilon=estimate.privacy_spent.epsilon,
+                          model_epsilon=model_epsilon, private_ranges=list(private))
+            ledger.record(event, source=f"fit: PrivateRangeEstimator + {type(est).__name__}",
+                          params=params, delta=float(delta), epsilon=spent.epsilon,
+                          releases=spent.releases, seeded=spent.seeded)
+    return card
 
 
 # ------------------------------------------------------------------ predict

@@ -391,3 +391,114 @@ def test_bad_command_lines_exit_2(args, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(args)
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ private ranges
+PRIVATE_REGRESS = {
+    "label": {"name": "rent", "range": "private", "transform": "log"},
+    "columns": {
+        "area": {"type": "numeric", "range": "private", "transform": "log"},
+        "rooms": {"type": "numeric", "range": [1, 8]},
+        "floor": {"type": "categorical", "categories": [0, 1, 2, 3]},
+    },
+}
+
+
+def test_private_ranges_compose_with_the_model_into_one_ledger_entry(tmp_path):
+    frame = _regress_rows(20_000)
+    frame.to_csv(tmp_path / "homes.csv", index=False)
+    (tmp_path / "schema.json").write_text(json.dumps(PRIVATE_REGRESS))
+    fit = _cli("fit", "homes.csv", "--target", "rent", "--schema", "schema.json",
+               "--epsilon", "1", "--ledger", "ledger.sqlite", "--out", "model",
+               "--random-state", "0", "--no-progress", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr[-2000:]
+    card = json.loads((tmp_path / "model" / "card.json").read_text())
+    ledger = PrivacyLedger(tmp_path / "ledger.sqlite")
+    total = ledger.spent(1e-6)
+    # one entry, the composition; the card states it, and it is the requested epsilon
+    assert len(ledger.entries()) == 1
+    assert card["epsilon"] == total.epsilon == pytest.approx(1.0, abs=1e-6)
+    assert card["epsilon"] <= 1.0 and card["accountant"] == total.accountant
+    share = card["bounds_share"]
+    # the label's range is private: the default share is 30%
+    assert share["share"] == 0.3 and card["parameters"]["bounds_share"] == 0.3
+    assert 0 < share["epsilon"] <= 0.3 + 1e-9 and share["delta"] == 1e-6
+    assert share["epsilon"] + share["model_epsilon"] > 1  # composed, not added
+    assert "rent" in share["why"] and "area" in share["why"]
+    assert "private estimate at epsilon" in card["bounds"]["columns"]["area"]
+    assert "from the schema" in card["bounds"]["columns"]["rooms"]
+    assert "private estimate" in card["bounds"]["y_bound"]["source"]
+    lo, hi = card["schema"]["columns"]["area"]["range"]
+    assert 18 < lo < 40 and 150 < hi < 230  # the rows lie in [20, 200]
+    assert card["releases"] == 2
+    with open(tmp_path / "model" / "model.pkl", "rb") as f:
+        published = pickle.load(f)
+    assert published.privacy_spent_.epsilon == card["epsilon"]
+    assert published.model.privacy_spent_ == published.privacy_spent_
+    assert "private estimate" in (tmp_path / "model" / "card.md").read_text()
+    out = published.predict(frame)
+    residual = np.log(out) - np.log(frame.rent)
+    assert residual.var() < 0.5 * np.log(frame.rent).var()
+
+
+def test_private_ranges_in_chunks_and_an_explicit_share(tmp_path):
+    schema = dict(CLASSIFY, columns=dict(CLASSIFY["columns"],
+                                         spend={"type": "numeric", "range": "private",
+                                                "transform": "log1p"}))
+    _classify_rows(6000).to_csv(tmp_path / "train.csv", index=False)
+    ledger = PrivacyLedger(tmp_path / "ledger.sqlite")
+    with pytest.warns(UserWarning, match="quantiles moved"):
+        card = fit_table(tmp_path / "train.csv", schema=schema, target="churn", epsilon=2.0,
+                         out=tmp_path / "model", ledger=ledger, chunksize=2000,
+                         bounds_share=0.2, random_state=1, progress=False)
+    assert card["bounds_share"]["share"] == 0.2 and card["releases"] == 4
+    assert len(ledger.entries()) == 1
+    assert card["epsilon"] == ledger.spent(1e-6).epsilon == pytest.approx(2.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("case, message", [
+    ("budget", "past its budget"),
+    ("share", "--bounds-share must be in"),
+    ("public", "no range of the schema is 'private'"),
+])
+def test_private_ranges_refusals_write_nothing(tmp_path, case, message):
+    from skdpol._published import InputError
+    from skdpol.exceptions import BudgetExhaustedError
+
+    _regress_rows(3000).to_csv(tmp_path / "homes.csv", index=False)
+    ledger = PrivacyLedger(tmp_path / "ledger.sqlite", budget=(0.5, 1e-6))
+    kwargs = dict(schema=PRIVATE_REGRESS, target="rent", epsilon=1.0, out=tmp_path / "model",
+                  ledger=ledger, progress=False, random_state=0)
+    if case == "share":
+        kwargs.update(bounds_share=1.5, epsilon=0.4)
+    if case == "public":
+        kwargs.update(schema=REGRESS, bounds_share=0.1, epsilon=0.4)
+    with pytest.raises((InputError, BudgetExhaustedError), match=message):
+        fit_table(tmp_path / "homes.csv", **kwargs)
+    assert not (tmp_path / "model").exists() and ledger.entries() == []
+
+
+def test_private_ranges_on_a_sample_of_a_real_table(tmp_path):
+    if data_home() is None:
+        pytest.skip("the shared data folder is absent (skdpol.datasets.data_home())")
+    data = load_table("adult")
+    sample = data.X.iloc[:8000].assign(income=data.y[:8000])
+    sample.to_csv(tmp_path / "adult.csv", index=False)
+    schema = table_schema("adult")
+    for name in ("age", "hours_per_week", "capital_gain"):
+        schema["columns"][name]["range"] = "private"
+    (tmp_path / "adult.json").write_text(json.dumps(schema))
+    fit = _cli("fit", "adult.csv", "--target", "income", "--schema", "adult.json",
+               "--epsilon", "1", "--ledger", "l.sqlite", "--out", "m", "--random-state", "0",
+               "--no-progress", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr[-2000:]
+    card = json.loads((tmp_path / "m" / "card.json").read_text())
+    ledger = PrivacyLedger(tmp_path / "l.sqlite")
+    assert len(ledger.entries()) == 1
+    assert card["epsilon"] == ledger.spent(1e-6).epsilon == pytest.approx(1.0, abs=1e-6)
+    assert card["bounds_share"]["share"] == 0.1
+    # 10% of epsilon 1 over 6 quantiles of 8,000 rows resolves ranks to about 2,000: the
+    # adaptive rule moves the quantiles to about (0.25, 0.75) -- a narrow, clipping range
+    lo, hi = card["schema"]["columns"]["age"]["range"]
+    assert 17 <= lo < 40 < hi <= 90
+    assert card["coefficients"]["marital_status_Married-civ-spouse"] > 0

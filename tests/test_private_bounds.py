@@ -375,3 +375,40 @@ def test_a_bad_private_spec_is_named(edit, message):
 def test_bad_budgets_are_named(kw, name):
     with pytest.raises(ValueError, match=name):
         privatise_schema(_schema(), _rows(100), **kw)
+
+
+def test_fit_with_ranges_gives_one_guarantee_and_one_ledger_entry(tmp_path):
+    import pandas as pd
+
+    from skdpol import PrivacyLedger, PrivateOnlineRegressor
+    from skdpol.exceptions import BudgetExhaustedError
+    from skdpol.preprocessing import fit_with_ranges, from_schema, privatise_schema
+
+    rng = np.random.default_rng(0)
+    rows = pd.DataFrame({"x": rng.lognormal(3, 1, 5000)})
+    y = np.log1p(rows["x"]) + rng.normal(0, 0.3, 5000)
+    schema = {"label": {"name": "y", "range": "private"},
+              "columns": {"x": {"type": "numeric", "range": "private", "transform": "log1p"}}}
+    out = privatise_schema(schema, rows, epsilon=1.0, y=y, share=0.3, delta=1e-6,
+                           random_state=0)
+    pre = from_schema(out.schema)
+    ledger = PrivacyLedger(tmp_path / "l.sqlite")
+    model = PrivateOnlineRegressor(data_norm=pre.data_norm, y_bound=pre.y_bound,
+                                   ledger=ledger, random_state=0)
+    X = pre.preprocessor.fit_transform(rows)
+    model = fit_with_ranges(model, out, X, pre.label_transform(y))
+    assert model.privacy_spent_.epsilon == pytest.approx(1.0, abs=1e-6)
+    assert model.privacy_spent_.epsilon <= 1.0 and model.privacy_spent_.releases == 2
+    assert model.public_model().privacy_spent_ == model.privacy_spent_
+    assert len(ledger.entries()) == 1
+    assert ledger.spent(1e-6).epsilon == model.privacy_spent_.epsilon
+    assert model.epsilon + out.privacy_spent.epsilon > 1.0  # composed, not added
+    assert model.ledger is ledger
+
+    # a budget too small for the composition: refused before the fit, nothing recorded
+    small = PrivacyLedger(tmp_path / "s.sqlite", budget=(0.5, 1e-6))
+    fresh = PrivateOnlineRegressor(data_norm=pre.data_norm, y_bound=pre.y_bound,
+                                   ledger=small, random_state=0)
+    with pytest.raises(BudgetExhaustedError):
+        fit_with_ranges(fresh, out, X, pre.label_transform(y))
+    assert small.entries() == [] and not hasattr(fresh, "coef_")

@@ -3,11 +3,12 @@ scaler that reads no data, preprocessing built from a table's public schema,
 private ranges for the columns a schema cannot bound publicly, and the
 row-norm bound their output satisfies."""
 
-from ._bounds import PrivateRangeEstimator, PrivateSchema, privatise_schema
+from ._bounds import PrivateRangeEstimator, PrivateSchema, fit_with_ranges, privatise_schema
 from ._public import PublicRangeScaler, row_norm_bound
 from ._scaler import PrivateStandardScaler
 from ._schema import PublicPreprocessing, from_schema, public_bins, public_numeric, read_schema
 
 __all__ = ["PrivateRangeEstimator", "PrivateSchema", "PrivateStandardScaler",
-           "PublicPreprocessing", "PublicRangeScaler", "from_schema", "privatise_schema",
+           "PublicPreprocessing", "PublicRangeScaler", "fit_with_ranges", "from_schema",
+           "privatise_schema",
            "public_bins", "public_numeric", "read_schema", "row_norm_bound"]
