@@ -63,7 +63,8 @@ ONE_RUN_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(ONE_RUN_CASES))
+@pytest.mark.parametrize("case", [
+    "fit (noisy GD)", pytest.param("partial_fit, one round", marks=pytest.mark.slow)])
 def test_one_training_with_4000_canaries_refutes_a_tenfold_noise_cut(case, weakened_noise):
     # canary i is the row e_i; a fair coin picks its label, so the two
     # labels are replace-one neighbours and the model's coordinate i is the
