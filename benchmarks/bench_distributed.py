@@ -9,7 +9,7 @@ Four parts, all in one run:
   against the central ``PrivateOnlineLogistic.fit`` at the same budget and
   non-private scikit-learn ``LogisticRegression``, same seeds, same run.
   In-process runs (the cluster runs the same computation bit for bit:
-  ``tests/test_distributed.py``).
+  ``tests/distributed/test_distributed.py``).
 * Noise: the multiplier (noise std over replace-one sensitivity) the tight
   calibration (dp-accounting) and the seed's formulas need for one budget,
   and what dp-accounting says the seed's noise actually spends.

@@ -8,7 +8,7 @@ against the ridge optimum, for several epsilon, next to the zero model's.
 The shrinkage of :func:`skdpol.online._ftl.shrink_ridge` is compared with
 the same releases unshrunk, in the same run. The prefix sums go through the
 seed's tree (``mechanism="tree"``, as in the Figure 2(a) reproduction); the
-BLT default's regret on this stream is in ``tests/test_blt.py``.
+BLT default's regret on this stream is in ``tests/mechanisms/test_blt.py``.
 
 A second table runs issue 15's set-up: the same stream with the model
 updated every 100 rows (``batch_size=100``, ``partial_fit`` on chunks of

@@ -3,7 +3,15 @@ import pytest
 
 def pytest_addoption(parser):
     parser.addoption("--audit-full", action="store_true", default=False,
-                     help="run the privacy audits at release size (slower, more power)")
+                     help="run the privacy audits at release size (slower, more power); "
+                          "without an explicit -m it also runs the slow audits")
+
+
+def pytest_configure(config):
+    # the default run deselects the slow audits (addopts: -m "not slow"); a
+    # release-size run wants every audit unless -m says otherwise
+    if config.getoption("--audit-full") and config.option.markexpr == "not slow":
+        config.option.markexpr = ""
 
 
 @pytest.fixture

@@ -188,7 +188,7 @@ def _support_counts(canary, n_runs, seed0, cut, horizon=8, alpha=0.5, sampler="d
     return counts
 
 
-@pytest.mark.parametrize("sampler", ["discrete", "float"])
+@pytest.mark.parametrize("sampler", [pytest.param("discrete", marks=pytest.mark.slow), "float"])
 def test_support_audit_stands_and_a_noise_cut_is_caught(audit_runs, sampler):
     n = audit_runs
     d, d_prime = (_support_counts(-1.0, n, 0, 1.0, sampler=sampler),

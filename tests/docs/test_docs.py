@@ -17,7 +17,7 @@ import pytest
 from skdpol import PrivacyLeakWarning
 from skdpol.reproduce import EXPERIMENTS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 GUIDE = sorted((ROOT / "docs" / "guide").glob("*.md"))
 # pages other engineers write in parallel, linked before they land on main

@@ -47,7 +47,13 @@ ESTIMATOR_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(ESTIMATOR_CASES))
+# the default run keeps the default stream, noisy-GD fit, POL fit and BLT; the
+# other variants run with -m slow
+SLOW_ESTIMATOR_CASES = {'ftal partial_fit, delta=0', 'fit (noisy GD), discrete noise', 'ftrl partial_fit, discrete noise', 'fit (POL), discrete noise'}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_ESTIMATOR_CASES else c
+                                  for c in ESTIMATOR_CASES])
 def test_estimator_audit(case, audit_runs, weakened_noise):
     extra, method = ESTIMATOR_CASES[case]
     X, y, cx, cy = _setting()
@@ -98,7 +104,12 @@ def _algorithm_statistics(params, X, y, canary, index, n_runs, seed0):
     return out
 
 
-@pytest.mark.parametrize("case", list(ALGORITHM_CASES))
+# the default run keeps FTAL and full-feedback MI-OGD; the others run with -m slow
+SLOW_ALGORITHM_CASES = {'igd', 'giga', 'mi-ogd bandit'}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_ALGORITHM_CASES else c
+                                  for c in ALGORITHM_CASES])
 def test_algorithm_audit(case, audit_runs, weakened_noise):
     params, index, d = ALGORITHM_CASES[case]
     X, _, canary, _ = _setting(n=index + 1, index=index, d=d)

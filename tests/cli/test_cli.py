@@ -10,7 +10,7 @@ import pytest
 from skdpol.__main__ import build_parser, main
 from skdpol.reproduce import EXPERIMENTS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # the checkout's skdpol, whether or not it was pip-installed
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -1,7 +1,7 @@
 """The seed 000, 001 and 003 experiments measure what they claim (small scale).
 
 Every experiment also runs end to end through the command line in
-``tests/test_cli.py`` (``reproduce all --quick``).
+``tests/cli/test_cli.py`` (``reproduce all --quick``).
 """
 
 import sys
@@ -45,7 +45,7 @@ def test_kernel_error_decays_slower_for_larger_theta_and_noise_adds_error():
                                    max_log2=11)
     inf = float("inf")
     # the seed claims the opposite order (rate t^-(theta - 1/2)); measured
-    # slopes -0.38 and -0.05 over 2^8..2^14 (tests/test_kernel_core.py)
+    # slopes -0.38 and -0.05 over 2^8..2^14 (tests/kernel/test_kernel_core.py)
     assert slope(t, errors[0.6, inf]) < slope(t, errors[0.9, inf]) < 0
     for theta in (0.6, 0.9):
         assert np.all(errors[theta, 1.0] > errors[theta, inf])  # noise of one release

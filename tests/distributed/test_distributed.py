@@ -358,7 +358,7 @@ def _canary_statistics(n_runs, seed, trust_model):
     return out
 
 
-@pytest.mark.parametrize("trust_model", ["local", "secure-aggregation"])
+@pytest.mark.parametrize("trust_model", [pytest.param("local", marks=pytest.mark.slow), "secure-aggregation"])
 def test_audit_of_one_partys_canary_row(monkeypatch, trust_model):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # delta vs 6 rows

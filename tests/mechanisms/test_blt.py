@@ -282,7 +282,7 @@ def _audit_stats(n, s, sign, runs, cut, seed0, sampler):
     return out
 
 
-@pytest.mark.parametrize("sampler", ["discrete", "float"])
+@pytest.mark.parametrize("sampler", [pytest.param("discrete", marks=pytest.mark.slow), "float"])
 def test_the_blt_stream_audit_holds_and_a_tenfold_cut_is_caught(audit_runs, sampler):
     n, s = 32, 5
     d = _audit_stats(n, s, -1.0, audit_runs, 1.0, 0, sampler)
@@ -508,7 +508,7 @@ def _open_audit_stats(sign, runs, cut, seed0, sampler, s=10):
     return out
 
 
-@pytest.mark.parametrize("sampler", ["discrete", "float"])
+@pytest.mark.parametrize("sampler", [pytest.param("discrete", marks=pytest.mark.slow), "float"])
 def test_the_open_blt_audit_holds_across_epochs_and_a_tenfold_cut_is_caught(
         audit_runs, sampler, monkeypatch):
     monkeypatch.setattr("skdpol.mechanisms._blt.FIRST_EPOCH", 8)

@@ -22,7 +22,7 @@ from skdpol._fit_command import fit_table
 from skdpol.datasets import data_home, load_table, table_schema
 from skdpol.preprocessing import from_schema
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 PLANTED = 87.654321  # a training value that must not reach the published model

@@ -87,7 +87,13 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
+# the default run keeps each base mechanism and the Gaussian tree; the
+# other variants run with -m slow
+SLOW_CASES = {'l2-laplace', 'tree-l2-laplace', 'tree-discrete-gaussian', 'tree-discrete-laplace'}
+
+
+@pytest.mark.parametrize("name", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CASES else c
+                                  for c in CASES])
 def test_mechanism_claim_stands_and_a_noise_cut_is_caught(name, audit_runs, mechanism_only):
     n = 20 * audit_runs
     d, d_prime, delta = CASES[name](1.0, n)

@@ -201,8 +201,9 @@ def _setting(n=8):
 
 
 @pytest.mark.parametrize("algorithm, method", [
-    ("ftl", "fit"), ("ftl", "partial_fit"), ("korls", "fit"), ("korls", "partial_fit"),
-    ("gd", "fit"), ("gd", "partial_fit"),
+    pytest.param("ftl", "fit", marks=pytest.mark.slow), ("ftl", "partial_fit"), ("korls", "fit"),
+    pytest.param("korls", "partial_fit", marks=pytest.mark.slow), ("gd", "fit"),
+    pytest.param("gd", "partial_fit", marks=pytest.mark.slow),
 ])
 def test_kernel_audit(algorithm, method, audit_runs, mechanism_only, weakened_noise):
     # gd's fit on 120 rows takes 3 steps: the audit sees their composition

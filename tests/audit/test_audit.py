@@ -41,7 +41,8 @@ def _setting(n=16):
     return X, y, np.array([1.0, 0.0]), 1.0
 
 
-@pytest.mark.parametrize("method, delta", [("fit", 1e-5), ("partial_fit", 1e-5), ("fit", 0.0)])
+@pytest.mark.parametrize("method, delta", [
+    ("fit", 1e-5), ("partial_fit", 1e-5), pytest.param("fit", 0.0, marks=pytest.mark.slow)])
 def test_audit_does_not_refute_the_claim_but_refutes_a_cut_noise(method, delta, audit_runs,
                                                                  mechanism_only, weakened_noise):
     X, y, cx, cy = _setting()
@@ -58,6 +59,7 @@ def test_audit_does_not_refute_the_claim_but_refutes_a_cut_noise(method, delta, 
     assert cut.epsilon_lower_bound > 1.5
 
 
+@pytest.mark.slow
 def test_audit_of_float_leaves_with_a_canary_beyond_the_bound(audit_runs, mechanism_only,
                                                                weakened_noise):
     # rounds of 128 rows: PQFTL sums them in float64 from the caller's rows
