@@ -15,7 +15,7 @@ Two hooks, nothing else:
   replace-one neighbours) and stops at its release site with the event.
   Every estimator's cost depends on public quantities only (parameters,
   shapes, the stream's rounds so far), which this relies on and
-  ``tests/test_ledger.py`` / ``tests/test_ledger_costs.py`` check (the
+  ``tests/ledger/test_ledger.py`` / ``tests/ledger/test_ledger_costs.py`` check (the
   declared event equals the recorded one).
 * :func:`record_release` at every release site appends the release's
   event (for a stream, the cumulative one) in one transaction that checks

@@ -38,7 +38,7 @@ range: log(P(k) / P'(k)) - log(P(j) / P'(j)) = (epsilon / 2)((u_k - u'_k)
 - (u_j - u'_j)) <= epsilon, and an epsilon-bounded-range mechanism is
 (epsilon^2 / 8)-zCDP (Cesar & Rogers 2021, Lemma 3.4 -- the factor 4 below
 the epsilon^2 / 2 of a generic epsilon-DP mechanism).
-``tests/test_private_bounds.py`` checks both by brute force on small
+``tests/preprocessing/test_private_bounds.py`` checks both by brute force on small
 neighbouring data sets (every Renyi divergence of orders 1.5 to 64 below
 (epsilon^2 / 8) alpha).
 

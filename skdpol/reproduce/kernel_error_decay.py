@@ -193,7 +193,7 @@ Slopes: least squares of log error against log t over t = {int(checkpoints[0]):,
 
 * The seed's rate does not hold as stated: larger theta should decay
   faster, and it decays slower. The error follows the exact recursion of the
-  mean iterate (checked in `tests/test_kernel_core.py`), whose rate is set
+  mean iterate (checked in `tests/kernel/test_kernel_core.py`), whose rate is set
   by the regularisation bias lambda_t / (mu + lambda_t) ||w*||: with
   kappa = 1 every eigenvalue mu of the feature covariance is <= 1 while
   lambda_t = (t + t0)^-(1 - theta) is still large after {T:,} rows when theta
