@@ -189,7 +189,7 @@ def _add_fit(subparsers):
 
 
 def _predict(args):
-    from ._fit_command import predict_table
+    from ._predict_command import predict_table
 
     rows = predict_table(args.model, args.data, out=args.out, overwrite=args.overwrite,
                          chunksize=args.chunksize, progress=not args.no_progress)

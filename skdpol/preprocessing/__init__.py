@@ -3,7 +3,8 @@ scaler that reads no data, preprocessing built from a table's public schema,
 private ranges for the columns a schema cannot bound publicly, and the
 row-norm bound their output satisfies."""
 
-from ._bounds import PrivateRangeEstimator, PrivateSchema, fit_with_ranges, privatise_schema
+from ._bounds import PrivateRangeEstimator, PrivateSchema, privatise_schema
+from ._bounds_compose import fit_with_ranges
 from ._public import PublicRangeScaler, row_norm_bound
 from ._scaler import PrivateStandardScaler
 from ._schema import PublicPreprocessing, from_schema, public_bins, public_numeric, read_schema
