@@ -256,18 +256,8 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     text = _string_columns(schema, label=True)
 
     # pass 1: every row checked (and counted) before anything is fitted
-    rows, kept, preprocessor = 0, [], None
-    with _progress(None, "checking", progress) as bar:
-        for chunk in read_chunks(data, wanted, chunksize or READ_ROWS, text):
-            X, y = check_table(chunk, schema, first_row=rows + 1, label=True)
-            if preprocessor is None:  # fitting it reads the column names only
-                preprocessor = pre.preprocessor.fit(X)
-            rows += len(X)
-            bar.update(len(X))
-            if chunksize is None:
-                kept.append((X, y))
-    if rows == 0:
-        raise InputError(f"{os.fspath(data)!r} holds no rows.")
+    rows, kept, preprocessor, _, _ = _checking_pass(data, wanted, text, schema, pre,
+                                                    chunksize=chunksize, progress=progress)
     _check_delta(delta, rows)
 
     est = _estimator(pre, epsilon=epsilon, delta=delta, ledger=ledger,
@@ -286,6 +276,35 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
         (folder / "model.pkl").write_bytes(pickle.dumps(published))
         card = write_card(folder, published, pre=pre, rows=rows, parameters=parameters)
     return card
+
+
+def _checking_pass(data, wanted, text, schema, pre, *, chunksize, progress, keep=()):
+    """Pass 1 over the table: every row checked against ``schema`` and counted.
+
+    ``pre``'s preprocessing is fitted on the first chunk (it reads the column
+    names only); the chunks are kept for a one-shot fit (``chunksize`` None);
+    the columns in ``keep`` (the label too, if named) are collected as floats
+    for the private ranges. Returns (rows, kept, preprocessor, the first row,
+    {column: [arrays]}); an empty table raises ``InputError``.
+    """
+    rows, kept, preprocessor, first = 0, [], None, None
+    values = {n: [] for n in keep}
+    with _progress(None, "checking", progress) as bar:
+        for chunk in read_chunks(data, wanted, chunksize or READ_ROWS, text):
+            X, y = check_table(chunk, schema, first_row=rows + 1, label=True)
+            if preprocessor is None:  # fitting it reads the column names only
+                first = X.iloc[:1]
+                preprocessor = pre.preprocessor.fit(X)
+            for n in keep:
+                column = y if n == pre.label else X[n]
+                values[n].append(np.asarray(column, dtype=np.float64))
+            rows += len(X)
+            bar.update(len(X))
+            if chunksize is None:
+                kept.append((X, y))
+    if rows == 0:
+        raise InputError(f"{os.fspath(data)!r} holds no rows.")
+    return rows, kept, preprocessor, first, values
 
 
 def _train(est, pre, preprocessor, *, data, schema, wanted, text, chunksize, kept, rows,
@@ -431,27 +450,12 @@ def _fit_private(data, raw, private, *, target, epsilon, out, delta, ledger, chu
     wanted = [*pre.features, pre.label]
     _present(data, wanted)
     text = _string_columns(placeholder, label=True)
-    features_private = [n for n in private if n != pre.label]
 
     # pass 1: every row checked and counted; the private columns' values kept (the
     # quantiles need them all: 8 bytes per row and private range) -- no release yet
-    rows, kept, preprocessor, values = 0, [], None, {n: [] for n in private}
-    with _progress(None, "checking", progress) as bar:
-        for chunk in read_chunks(data, wanted, chunksize or READ_ROWS, text):
-            X, y = check_table(chunk, placeholder, first_row=rows + 1, label=True)
-            if preprocessor is None:
-                first = X.iloc[:1]  # to fit the final preprocessing (names only)
-                preprocessor = pre.preprocessor.fit(X)
-            for n in features_private:
-                values[n].append(X[n].to_numpy(dtype=np.float64))
-            if label_private:
-                values[pre.label].append(np.asarray(y, dtype=np.float64))
-            rows += len(X)
-            bar.update(len(X))
-            if chunksize is None:
-                kept.append((X, y))
-    if rows == 0:
-        raise InputError(f"{os.fspath(data)!r} holds no rows.")
+    rows, kept, preprocessor, first, values = _checking_pass(
+        data, wanted, text, placeholder, pre, chunksize=chunksize, progress=progress,
+        keep=private)
     _check_delta(delta, rows)
 
     # the budget split, from public quantities only (the schema, the counts, epsilon)

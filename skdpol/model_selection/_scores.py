@@ -31,12 +31,13 @@ differences between candidates).
 """
 
 import math
+from abc import ABC, abstractmethod
 
 import numpy as np
 from sklearn.base import is_classifier, is_regressor
 
 
-class BoundedScore:
+class BoundedScore(ABC):
     """A per-row validation score in [0, 1], higher is better (sensitivity of the mean 1 / n).
 
     Subclasses define :meth:`per_row`; :meth:`__call__` clips it to [0, 1]
@@ -47,8 +48,9 @@ class BoundedScore:
     needs_proba = False
     task = "classifier"
 
+    @abstractmethod
     def per_row(self, model, final, X, y):
-        raise NotImplementedError
+        """Each validation row's score (clipped to [0, 1] by :meth:`clipped`)."""
 
     def __call__(self, model, final, X, y):
         """The mean of the clipped per-row scores on (X, y)."""

@@ -162,10 +162,7 @@ class PublicPreprocessing:
         """
         if self.classes is not None:
             return np.asarray(y)
-        spec = self._label_spec
-        lo, hi = spec["range"]
-        t = spec.get("transform", "none")
-        mid = (_forward(np.float64(lo), t) + _forward(np.float64(hi), t)) / 2.0
+        (lo, hi), t, mid = self._label_terms()
         with np.errstate(invalid="ignore"):
             return _forward(np.clip(np.asarray(y, dtype=np.float64), lo, hi), t) - mid
 
@@ -173,11 +170,15 @@ class PublicPreprocessing:
         """Regression: a prediction of :meth:`label_transform`'s scale back in the label's units."""
         if self.classes is not None:
             return np.asarray(z)
-        spec = self._label_spec
-        lo, hi = spec["range"]
-        t = spec.get("transform", "none")
-        mid = (_forward(np.float64(lo), t) + _forward(np.float64(hi), t)) / 2.0
+        _, t, mid = self._label_terms()
         return _inverse(np.asarray(z, dtype=np.float64) + mid, t)
+
+    def _label_terms(self):
+        # the regression label's public range, transform, and the middle of
+        # its transformed range (what label_transform centres on)
+        lo, hi = self._label_spec["range"]
+        t = self._label_spec.get("transform", "none")
+        return (lo, hi), t, (_forward(np.float64(lo), t) + _forward(np.float64(hi), t)) / 2.0
 
 
 def read_schema(schema):
