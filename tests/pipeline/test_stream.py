@@ -11,7 +11,7 @@ from sklearn.compose import make_column_transformer
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
-from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from skdpol import PrivacyLeakError, PrivateOnlineLogistic, PrivateOnlineRegressor
@@ -97,7 +97,8 @@ def test_public_steps_fitted_on_any_chunk_transform_alike():
     """The fitted public steps hold nothing of the chunk they were fitted on."""
     (X, y), (other, y_other) = _frame(seed=0), _frame(seed=5)
     for steps in (_columns(), from_schema(SCHEMA).preprocessor):
-        a = make_stream_pipeline(clone(steps), _learner()).partial_fit(X[:7], y[:7], classes=[0, 1])
+        a = make_stream_pipeline(clone(steps), _learner()).partial_fit(
+            X[:7], y[:7], classes=[0, 1])
         b = make_stream_pipeline(clone(steps), _learner()).partial_fit(
             other[-500:], y_other[-500:], classes=[0, 1])
         np.testing.assert_array_equal(a[0].transform(X), b[0].transform(X))
