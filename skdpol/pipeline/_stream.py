@@ -145,6 +145,27 @@ class StreamPipeline(Pipeline):
     The earlier steps' output goes to the learner as it is: a sparse
     matrix (``OneHotEncoder``'s default, hashing) reaches the learner's
     ``partial_fit`` sparse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import OneHotEncoder
+    >>> from skdpol import PrivateOnlineLogistic
+    >>> from skdpol.pipeline import StreamPipeline
+    >>> colour = OneHotEncoder(categories=[["red", "green", "blue"]], handle_unknown="ignore",
+    ...                        sparse_output=False)
+    >>> pipe = StreamPipeline([("colour", colour),
+    ...                        ("model", PrivateOnlineLogistic(epsilon=2.0, data_norm=1.0,
+    ...                                                        horizon=400, random_state=0))])
+    >>> X = np.array([["red"], ["green"], ["blue"], ["green"]] * 100)
+    >>> y = (X[:, 0] == "green").astype(int)
+    >>> pipe = pipe.partial_fit(X[:200], y[:200], model__classes=[0, 1])
+    >>> pipe = pipe.partial_fit(X[200:], y[200:])
+    >>> pipe.predict(np.array([["green"], ["red"]])).tolist()
+    [1, 0]
+    >>> public = pipe.public_model()         # the public step and the released model
+    >>> public.predict(np.array([["green"], ["red"]])).tolist(), public.privacy_spent_.releases
+    ([1, 0], 2)
     """
 
     # -- checks ---------------------------------------------------------------

@@ -261,7 +261,7 @@ def test_incremental_on_a_local_cluster_equals_the_sequential_stream():
     X, y = _frame()
     pipe = make_stream_pipeline(_columns(), _learner())
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster, set_as_default=False) as client:
         dX = dd.from_pandas(X, npartitions=3)
         dy = dd.from_pandas(pd.Series(y), npartitions=3)
@@ -274,3 +274,54 @@ def test_incremental_on_a_local_cluster_equals_the_sequential_stream():
         sequential.partial_fit(X.iloc[start:stop], y[start:stop], classes=[0, 1])
     assert fitted[-1].n_samples_seen_ == N
     np.testing.assert_array_equal(fitted[-1].coef_, sequential[-1].coef_)
+
+
+# ------------------------------------------------------------------ estimator plumbing
+def test_clone_get_params_set_params_and_pickle():
+    pipe = make_stream_pipeline(_columns(), _learner())
+    twin = clone(pipe)
+    assert type(twin) is StreamPipeline and twin.get_params().keys() == pipe.get_params().keys()
+    twin.set_params(privateonlinelogistic__epsilon=3.0)
+    assert twin[-1].epsilon == 3.0 and pipe[-1].epsilon == 1.0
+    X, y = _frame()
+    pipe.partial_fit(X[:1000], y[:1000], classes=[0, 1])
+    resumed = pickle.loads(pickle.dumps(pipe))  # a live stream resumes from its pickle
+    resumed.partial_fit(X[1000:], y[1000:])
+    pipe.partial_fit(X[1000:], y[1000:])
+    np.testing.assert_array_equal(resumed[-1].coef_, pipe[-1].coef_)
+
+
+def test_sparse_output_reaches_the_final_step_sparse():
+    """Hashing's CSR output goes to partial_fit as it is (no densifying in the pipeline)."""
+    from scipy import sparse
+    from sklearn.feature_extraction import FeatureHasher
+    from sklearn.linear_model import SGDClassifier
+
+    rng = np.random.default_rng(0)
+    words = rng.choice(["a", "b", "c", "d", "e"], size=(600, 3))
+    y = (words[:, 0] == "a").astype(int)
+    seen = []
+
+    class Recording(SGDClassifier):
+        def partial_fit(self, X, y, classes=None):
+            seen.append(sparse.issparse(X))
+            return super().partial_fit(X, y, classes=classes)
+
+    hasher = FeatureHasher(n_features=64, input_type="string")
+    pipe = make_stream_pipeline(hasher, Recording(random_state=0))
+    model = SGDClassifier(random_state=0)
+    for start in range(0, 600, 200):
+        pipe.partial_fit(words[start:start + 200], y[start:start + 200], classes=[0, 1])
+        model.partial_fit(hasher.transform(words[start:start + 200]), y[start:start + 200],
+                          classes=[0, 1])
+    assert seen == [True] * 3
+    np.testing.assert_array_equal(pipe[-1].coef_, model.coef_)
+
+
+def test_fit_with_metadata_routing():
+    X, y = _frame()
+    with sklearn.config_context(enable_metadata_routing=True):
+        learner = _learner().set_fit_request(classes=True)
+        pipe = make_stream_pipeline(_columns(), learner).fit(X, y, classes=[0, 1])
+    plain = make_pipeline(_columns(), _learner()).fit(X, y, privateonlinelogistic__classes=[0, 1])
+    np.testing.assert_array_equal(pipe[-1].coef_, plain[-1].coef_)
