@@ -178,9 +178,9 @@ class StreamPipeline(Pipeline):
                 raise PrivacyLeakError(f"StreamPipeline.{method}: {verdict}. {_HOW}")
             if verdict.kind == "private" and method == "partial_fit":
                 raise PrivacyLeakError(
-                    f"StreamPipeline.partial_fit: {verdict}; fitted on the first chunk it "
-                    "would publish that chunk's statistics under its own budget only once, "
-                    "and refitted on every chunk it would change the learner's features. "
+                    f"StreamPipeline.partial_fit: {verdict}; fitted on the first chunk, its "
+                    "features would rest on that chunk alone, and refitted on every chunk they "
+                    "would change under the learner (each fit a further release). "
                     "Fit it once outside the stream (on a sample, under its own budget) and "
                     "pass it frozen (sklearn.frozen.FrozenEstimator).")
 
