@@ -1,4 +1,5 @@
-"""Pipelines on private rows: which steps are public, and how to declare one."""
+"""Pipelines on private rows: which steps are public, how to declare one, and
+a Pipeline that streams chunks through public steps into a private learner."""
 
 from ._public_steps import (
     DeclaredPublic,
@@ -7,6 +8,8 @@ from ._public_steps import (
     check_public_step,
     declare_public,
 )
+from ._stream import PublicPipeline, StreamPipeline, make_stream_pipeline
 
-__all__ = ["DeclaredPublic", "StepCheck", "check_public_pipeline", "check_public_step",
-           "declare_public"]
+__all__ = ["DeclaredPublic", "PublicPipeline", "StepCheck",
+           "StreamPipeline", "check_public_pipeline",
+           "check_public_step", "declare_public", "make_stream_pipeline"]
