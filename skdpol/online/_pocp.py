@@ -152,6 +152,21 @@ class OutputPerturbation(HoldsNoiseSpec):
             return None
         return np.array(models[:-1]).reshape(-1, *self._published.shape)
 
+    def flush(self):
+        """The base's final round (:meth:`RoundBuffer.flush`: the waiting rows
+        and zero rows, an ordinary round of ``batch_size`` rows), released
+        like every round. Returns the number of zero rows added."""
+        base = self.base
+        waiting = base._pending_X.shape[0]
+        if not waiting:
+            return 0
+        pad = base.batch_size - waiting
+        X = np.concatenate([base._pending_X, np.zeros((pad, base._pending_X.shape[1]))])
+        y = np.concatenate([base._pending_y, np.zeros(pad)])
+        base._pending_X, base._pending_y = base._pending_X[:0], base._pending_y[:0]
+        self.learn(X, y)
+        return pad
+
     def event(self):
         """DpEvent of every release so far."""
         return self._event_of(self._mu2, self._eps)
