@@ -360,6 +360,7 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
     def _flush(self):
         stream = self._flushable_stream()
         stream.finish()
+        stream.releases += 1  # flush publishes once
         self._record_stream(stream, 0, *stream.release())
 
     def _begin_one_release(self, n_rows):
