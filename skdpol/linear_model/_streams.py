@@ -54,6 +54,7 @@ that reaches the horizon) learns the waiting rows as a final round (see
 publishes; the stream then takes no more rows.
 """
 
+import copy
 from typing import Protocol
 
 
@@ -155,9 +156,19 @@ class StreamState:
             algorithm = self.algorithm
             return (algorithm.published, algorithm.event(),
                     algorithm.n_rows_used - self.padding)
+        return self._gated()
+
+    def _gated(self):
+        """:meth:`release` with ``release_every`` > 1: a new snapshot on a
+        call that publishes (every release_every-th, or the stream's end),
+        else the last one."""
         if self.finished or not self.n_calls % self.release_every:
             self._last = self._snapshot()
-        return self._last
+        W, event, rows = self._last
+        # the shell publishes a copy: a published object shared with the
+        # stream would stop being shared once a failed call restores the
+        # stream's deep copy (and the estimator would pickle differently)
+        return (W.copy() if hasattr(W, "copy") else copy.deepcopy(W)), event, rows
 
     def _snapshot(self):
         # a copy: the gradient family's published array is its live iterate
@@ -199,14 +210,15 @@ class StreamState:
         waiting = self.n_seen - algorithm.n_rows_used
         complete, rest = divmod(waiting + int(n_rows), self.batch_size)
         rounds = algorithm.n_rounds + complete
+        final = False  # then the final round (finish), released after the call's rounds
         if finish or (self.horizon is not None and self.n_seen + n_rows == self.horizon):
-            rounds += rest > 0  # the final round
+            final = rest > 0
         elif (self.n_calls + 1) % self.release_every:
             return self._last[1]  # no release: the last one's cost, nothing new
         event_after = getattr(algorithm, "event_after", None)  # POCP: per release
         if event_after is not None:
-            return event_after(rounds, trace)
-        return algorithm.event(rounds)  # the others: a function of the rounds
+            return event_after(rounds, trace, final=True) if final else event_after(rounds, trace)
+        return algorithm.event(rounds + final)  # the others: a function of the rounds
 
 
 class SufficientStatisticStream(StreamState):
@@ -214,6 +226,13 @@ class SufficientStatisticStream(StreamState):
     its release is solved when first read (a stream read once pays once)."""
 
     def release(self):
+        if self.release_every == 1:
+            ftl = self.algorithm
+            return ftl.deferred_release(), ftl.event(), ftl.n_rows_used
+        return self._gated()
+
+    def _current(self):
+        # PQFTL's flush adds no zero rows: its n_rows_used counts real rows
         ftl = self.algorithm
         return ftl.deferred_release(), ftl.event(), ftl.n_rows_used
 

@@ -224,3 +224,25 @@ def test_release_every_is_grid_searchable():
         warnings.simplefilter("ignore")
         search.fit(X, y)
     assert search.best_params_["release_every"] in (1, 2)
+
+
+@pytest.mark.parametrize("kind", ESTIMATORS)
+def test_rounds_completed_between_releases_are_not_published(kind):
+    """batch_size=50 and release_every=3: rounds of 150 rows, so the first
+    call of 200 rows completes one; it is learned (curator state) but not
+    published before the third call."""
+    X, y = _data(3 * CHUNK)
+    y = _labels(kind, y)
+    est, fit_params = _make(kind, batch_size=50, release_every=3, epsilon=20.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for c in range(3):
+            sl = slice(c * CHUNK, (c + 1) * CHUNK)
+            est.partial_fit(X[sl], y[sl], **fit_params)
+            assert est.batch_size_ == 150
+            if c < 2:
+                assert est._stream.algorithm.n_rounds == (c + 1) * CHUNK // 150  # learned
+                assert est.n_samples_learned_ == 0 and not np.any(est.coef_)  # unpublished
+                assert est.privacy_spent_.releases == 0
+    assert est.n_samples_learned_ == 600 and np.any(est.coef_)
+    assert est.privacy_spent_.releases == 1
