@@ -2,8 +2,8 @@
 
 Runs every estimator x algorithm x mechanism x sampler x budget x path
 (``fit``, ``partial_fit`` over uneven chunks, ``horizon`` known or not, a
-ledger with a budget, ``release_every`` and ``flush()``), the private scaler, the selector and seed 004, each
-with a fixed ``random_state``, and records a SHA-256 of what the run released
+ledger with a budget, ``release_every`` and ``flush()``), the private
+scaler, the selector and seed 004, each with a fixed ``random_state``, and records a SHA-256 of what the run released
 after every call (coefficients, intercepts, ``privacy_spent_``, counts,
 predictions) -- or of the error it raised, so refusals are pinned too.
 

@@ -242,7 +242,8 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
                  gamma=GAMMA,
                  n_components=128, algorithm="auto", alpha=1e-4, max_iter=1000,
                  residual_bound=0.125, theta=0.8, t0=None,
-                 batch_size="auto", release_every=1, horizon=None, noise_calibration="tight", noise_sampler="discrete",
+                 batch_size="auto", release_every=1, horizon=None, noise_calibration="tight",
+                 noise_sampler="discrete",
                  mechanism="auto", fit_intercept=True, random_state=None, ledger=None):
         self.epsilon = epsilon
         self.delta = delta

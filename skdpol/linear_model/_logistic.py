@@ -193,9 +193,9 @@ default="auto"
     _kind = CLASSIFIER
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
-                 algorithm="auto", feedback="full", batch_size="auto", release_every=1, horizon=None,
-                 noise_calibration="tight", noise_sampler="discrete", mechanism="auto",
-                 fit_intercept=True, random_state=None, ledger=None):
+                 algorithm="auto", feedback="full", batch_size="auto", release_every=1,
+                 horizon=None, noise_calibration="tight", noise_sampler="discrete",
+                 mechanism="auto", fit_intercept=True, random_state=None, ledger=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm

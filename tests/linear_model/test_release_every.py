@@ -213,6 +213,8 @@ def test_pickle_and_clone_between_releases(kind):
     public = est.public_model()
     np.testing.assert_array_equal(public.coef_, est.coef_)
     assert public.privacy_spent_ == est.privacy_spent_
+    # the public model says how many rows its model learned, not only how many were seen
+    assert (public.n_samples_seen_, public.n_samples_learned_) == (4 * CHUNK, 3 * CHUNK)
 
 
 def test_release_every_is_grid_searchable():
