@@ -186,17 +186,22 @@ class StreamState:
         """Count the call; at the horizon, learn every waiting row (finish)."""
         self.n_calls += 1
         if self.horizon is not None and self.n_seen + n_rows == self.horizon:
-            self.finish()
+            self.finish(strict=False)
 
-    def finish(self):
+    def finish(self, strict=True):
         """Learn the waiting rows of an incomplete round as a final round and
-        end the stream (``flush()``, or the call that reaches the horizon).
-        The next :meth:`release` publishes."""
+        end the stream (``flush()``, or the call that reaches the horizon,
+        ``strict=False``). The next :meth:`release` publishes. An algorithm
+        without ``flush`` cannot learn a final round: ``flush()`` says so
+        (nothing changes); at the horizon its waiting rows stay unlearned
+        (``n_samples_waiting_`` counts them)."""
         flush = getattr(self.algorithm, "flush", None)
-        if flush is None:
-            raise TypeError(
-                f"{type(self.algorithm).__name__} cannot learn an incomplete final round.")
-        self.padding += flush()
+        if flush is None and strict:
+            raise ValueError(
+                f"flush(): {type(self.algorithm).__name__} cannot learn an incomplete "
+                "final round; nothing changed.")
+        if flush is not None:
+            self.padding += flush()
         self.finished = True
 
     def cost_after(self, n_rows, trace=False, finish=False):
@@ -212,7 +217,7 @@ class StreamState:
         rounds = algorithm.n_rounds + complete
         final = False  # then the final round (finish), released after the call's rounds
         if finish or (self.horizon is not None and self.n_seen + n_rows == self.horizon):
-            final = rest > 0
+            final = rest > 0 and hasattr(algorithm, "flush")
         elif (self.n_calls + 1) % self.release_every:
             return self._last[1]  # no release: the last one's cost, nothing new
         event_after = getattr(algorithm, "event_after", None)  # POCP: per release
