@@ -251,10 +251,12 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         if stream is None or stream.one_release:
             return None
         check_terms(self, self._stream_terms)
-        if stream.finished:
+        # a stream finished by its horizon refuses more rows as it always did
+        # (_check_horizon: "would pass horizon"); one finished by flush() here
+        if stream.finished and (self.horizon is None or stream.n_seen < self.horizon):
             raise BudgetExhaustedError(
-                f"this stream is finished: {self._finished_why(stream)} learned its "
-                f"last rows ({stream.n_seen} in all) and published its final model; "
+                f"this stream is finished: flush() learned its last rows "
+                f"({stream.n_seen} in all) and published its final model; "
                 "nothing was learned. Start a new stream with sklearn.base.clone(est) "
                 "(or fit)."
             )
