@@ -2,8 +2,8 @@
 
 Runs every estimator x algorithm x mechanism x sampler x budget x path
 (``fit``, ``partial_fit`` over uneven chunks, ``horizon`` known or not, a
-ledger with a budget), the private scaler, the selector and seed 004, each
-with a fixed ``random_state``, and records a SHA-256 of what the run released
+ledger with a budget, ``release_every`` and ``flush()``), the private
+scaler, the selector and seed 004, each with a fixed ``random_state``, and records a SHA-256 of what the run released
 after every call (coefficients, intercepts, ``privacy_spent_``, counts,
 predictions) -- or of the error it raised, so refusals are pinned too.
 
@@ -88,6 +88,10 @@ def _run(make, kind, path, fit_kw=None):
                     else:
                         est.partial_fit(X[a:b], y[a:b], **(fit_kw or {}))
                     digest.update(_released(est, X))
+                if path == "flush":  # the end of the stream: every waiting row learned
+                    est.flush()
+                    digest.update(_released(est, X))
+                    digest.update(np.int64(est.n_samples_learned_).tobytes())
             if hasattr(est, "public_model"):
                 digest.update(_released(est.public_model(), X))
         except Exception as exc:  # noqa: BLE001
@@ -165,6 +169,23 @@ def configurations(ledger_dir):
             fit_kw = ({"classes": np.unique(_data(kind)[1])}
                       if kind.startswith("clf") and path == "partial_fit" else None)
             out.append((f"{name} {path}", make, kind, path, fit_kw))
+    # release_every (a model every k calls) and flush() (the end of a stream: before
+    # horizon=2N, or refused once horizon=N is reached)
+    for (est_name, make, kind, algorithms), k, horizon, path in itertools.product(
+            (("regressor", lambda **p: PrivateOnlineRegressor(y_bound=4.0, **p), "reg",
+              ("auto", "ftl", "ftrl", "noisy-gd")),
+             ("logistic", PrivateOnlineLogistic, "clf",
+              ("auto", "ftrl", "ftal", "igd", "noisy-gd")),
+             ("kernel", lambda **p: KernelPrivateOnlineRegressor(
+                 y_bound=4.0, n_components=16, **p), "reg", ("auto", "ftl", "korls", "gd"))),
+            (1, 2), (None, N, 2 * N), ("partial_fit", "flush")):
+        fit_kw = {"classes": [0, 1]} if kind == "clf" else None
+        for algorithm in algorithms:
+            params = dict(algorithm=algorithm, release_every=k, horizon=horizon,
+                          data_norm=2.0, random_state=0, epsilon=1.0, delta=1e-6)
+            name = f"{est_name} release_every {path} " + " ".join(
+                f"{key}={v}" for key, v in params.items())
+            out.append((name, lambda m=make, p=params: m(**p), kind, path, fit_kw))
     for protocol, trust, loss, sampler in itertools.product(
             ("sgd1", "sgd2"), ("local", "secure-aggregation"), ("squared_error", "log_loss"),
             ("discrete", "float")):

@@ -143,7 +143,8 @@ def test_resume_in_a_new_process_is_bit_for_bit(case, tmp_path):
 _PUBLIC = {"coef_", "intercept_", "classes_", "n_features_in_", "feature_names_in_",
            "n_samples_seen_", "privacy_spent_", "mutual_information_bound_",
            "random_features_", "algorithm_", "n_iter_",  # these two: parameters only
-           "batch_size_", "n_samples_waiting_"}  # row counts: public under replace-one
+           "batch_size_", "n_samples_waiting_",  # row counts: public under replace-one
+           "n_samples_learned_"}
 
 
 def _patterns(value):

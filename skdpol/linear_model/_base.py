@@ -10,6 +10,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import _num_samples, validate_data
@@ -42,6 +43,7 @@ SHARED_CONSTRAINTS = {
     "alpha": [Interval(Real, 0, None, closed="neither")],
     "feedback": [StrOptions({"full", "bandit"})],
     "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+    "release_every": [Interval(Integral, 1, None, closed="left")],
     "horizon": [Interval(Integral, 1, None, closed="left"), None],
     "noise_calibration": [StrOptions({"tight", "paper"})],
     "noise_sampler": [StrOptions({"float", "discrete"})],
@@ -107,7 +109,11 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         :meth:`._streams.StreamState.cost_after`. None for a call this does
         not declare (one that starts a stream, ``fit``): the ledger dry-runs
         it. Raises what the real call would (changed terms, the horizon)."""
-        if getattr(method, "__name__", None) != "_learn":
+        name = getattr(method, "__name__", None)
+        if name == "_flush":
+            stream = self._flushable_stream()
+            return stream.cost_after(0, finish=True), self.__dict__.get(HEAD)
+        if name != "_learn":
             return None
         stream = self._live_stream()  # checks the stream's terms
         if stream is None:
@@ -180,17 +186,25 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
 
     def _resolve_batch(self, n_rows, one_release=False):
         """Rows per round: the parameter, or for "auto" n / FIT_ROUNDS (fit's
-        rounds) or :meth:`_auto_round` of the first call (a stream). Row
-        counts are public."""
+        rounds) or :meth:`_auto_round` of the first call (a stream); a
+        stream's round is ``release_every`` times that (one release per
+        round of every release_every calls: :mod:`._streams`). Row counts
+        are public."""
         if self.batch_size != "auto":
-            return int(self.batch_size)
-        if one_release:
+            batch = int(self.batch_size)
+        elif one_release:
             return -(-int(n_rows) // FIT_ROUNDS)
-        return self._auto_round(max(int(n_rows), 1))
+        else:
+            batch = self._auto_round(max(int(n_rows), 1))
+        if one_release:
+            return batch
+        return batch * getattr(self, "release_every", 1)
 
     def _rounds(self, batch_size):
-        """Planned rounds of a stream of ``batch_size``-row rounds (None: unbounded)."""
-        return None if self.horizon is None else max(1, self.horizon // batch_size)
+        """Planned rounds of a stream of ``batch_size``-row rounds (None:
+        unbounded): ceil(horizon / batch_size), the last one the final,
+        incomplete round that the horizon's call learns (:meth:`flush`)."""
+        return None if self.horizon is None else -(-self.horizon // batch_size)
 
     def _spent(self, event, stream):
         if math.isinf(self.epsilon):
@@ -237,7 +251,21 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         if stream is None or stream.one_release:
             return None
         check_terms(self, self._stream_terms)
+        # a stream finished by its horizon refuses more rows as it always did
+        # (_check_horizon: "would pass horizon"); one finished by flush() here
+        if stream.finished and (self.horizon is None or stream.n_seen < self.horizon):
+            raise BudgetExhaustedError(
+                f"this stream is finished: flush() learned its last rows "
+                f"({stream.n_seen} in all) and published its final model; "
+                "nothing was learned. Start a new stream with sklearn.base.clone(est) "
+                "(or fit)."
+            )
         return stream
+
+    def _finished_why(self, stream):
+        if self.horizon is not None and stream.n_seen == self.horizon:
+            return f"the call that reached horizon={self.horizon}"
+        return "flush()"
 
     def _new_stream(self, kind, n_rows, **options):
         """Start a stream of class ``kind`` (:mod:`._streams`) for a first call
@@ -245,15 +273,23 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         resolved. It replaces the estimator's stream (and so whatever the last
         one held)."""
         self._begin_stream()
-        stream = self._stream = kind(batch_size=self._resolve_batch(n_rows), **options)
+        release_every = getattr(self, "release_every", 1)
+        stream = self._stream = kind(batch_size=self._resolve_batch(n_rows), **options,
+                                     release_every=release_every, horizon=self.horizon)
+        if release_every != 1 and self._kind == "regressor" and self.algorithm_ == "igd":
+            raise ValueError(
+                f"release_every={release_every} needs rounds of release_every rows or "
+                "more, and algorithm='igd' on the squared loss takes one row a round: "
+                "use release_every=1, or another algorithm.")
         return stream
 
     def _record_stream(self, stream, n_rows, W, event, rows_used):
         """Publish the stream's model after ``n_rows`` more rows, and its cost."""
         seen = stream.n_seen = stream.n_seen + n_rows
         self.n_samples_seen_ = seen
+        self.n_samples_learned_ = rows_used
         self.n_samples_waiting_ = seen - rows_used
-        if rows_used == 0:
+        if rows_used == 0 and stream.n_calls >= stream.release_every:
             warnings.warn(
                 f"no round of batch_size={stream.batch_size} rows is complete yet: the "
                 f"published model has learned from none of the {seen} rows seen, which "
@@ -267,6 +303,83 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         self._publish_mi(stream)
         record_release(self, event)  # last: a refusal undoes the call
 
+    # ----------------------------------------------------------- the end
+    def flush(self):
+        """Learn the rows of the incomplete last round, publish, end the stream.
+
+        ``partial_fit`` learns rows in rounds of ``batch_size_`` rows; rows
+        of a round not yet complete wait (``n_samples_waiting_``). At the end
+        of a stream shorter than ``horizon`` (or with ``horizon=None``),
+        ``flush()`` learns them as a final round and publishes the model of
+        every row seen; the call that reaches ``horizon`` does the same by
+        itself. The final round is an ordinary round of ``batch_size_`` rows,
+        completed with zero rows that belong to no one (sums-based streams
+        add the waiting rows' sums as one more leaf), so its replace-one
+        sensitivity and the noise are those of every round; its cost is in
+        ``privacy_spent_`` and the ledger like any release's. With
+        ``release_every`` > 1 it also publishes rounds completed since the
+        last release.
+
+        After ``flush()`` the stream is finished: ``partial_fit`` raises
+        :class:`~skdpol.BudgetExhaustedError` and changes nothing. Start a
+        new stream with ``sklearn.base.clone(est)`` (or ``fit``).
+
+        Returns
+        -------
+        self : object
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before any ``partial_fit``.
+        ValueError
+            After ``fit`` (one release, every row used), or on a stream
+            already finished; the estimator is unchanged.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdpol import PrivateOnlineRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(2_500, 3))
+        >>> y = X @ [1.0, -2.0, 0.5]
+        >>> est = PrivateOnlineRegressor(data_norm=4.0, y_bound=8.0, random_state=0)
+        >>> for start in range(0, 2_500, 1_000):  # rounds of 1,000: 500 rows wait
+        ...     est = est.partial_fit(X[start:start + 1_000], y[start:start + 1_000])
+        >>> est.n_samples_learned_, est.n_samples_waiting_
+        (2000, 500)
+        >>> est.flush().n_samples_learned_, est.n_samples_waiting_
+        (2500, 0)
+        """
+        check_budget(self, self._flush, ())  # the ledger's budget, before anything changes
+        with Transaction(self):
+            self._flush()
+        return self
+
+    def _flushable_stream(self):
+        """The live stream ``flush()`` ends; a clear error when there is none."""
+        stream = self.__dict__.get("_stream")
+        if stream is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance has no stream yet: call "
+                "partial_fit before flush().")
+        if stream.one_release:
+            raise ValueError(
+                "flush() ends a partial_fit stream; this model was made by fit(), "
+                "which learns every row in its single release: nothing waits.")
+        if stream.finished:
+            raise ValueError(
+                f"flush(): this stream is already finished ({self._finished_why(stream)} "
+                "learned its last rows); nothing changed.")
+        check_terms(self, self._stream_terms)
+        return stream
+
+    def _flush(self):
+        stream = self._flushable_stream()
+        stream.finish()
+        stream.releases += 1  # flush publishes once
+        self._record_stream(stream, 0, *stream.release())
+
     def _begin_one_release(self, n_rows):
         """``fit``: a new one-release stream (:class:`._streams.StreamState`,
         replacing any stream); returns it, its round size resolved."""
@@ -279,7 +392,7 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
     def _record_one_release(self, stream, n_rows, W, event):
         """Publish ``fit``'s single model and its cost."""
         self._publish(W)
-        stream.n_seen = self.n_samples_seen_ = n_rows
+        stream.n_seen = self.n_samples_seen_ = self.n_samples_learned_ = n_rows
         self.n_samples_waiting_ = 0
         stream.releases = 1
         self.privacy_spent_ = self._spent(event, stream)

@@ -125,6 +125,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         ``"korls"`` only: schedule offset; None takes the smallest t0 with
         t0^theta >= 2 (seed 003's condition with kappa = 1).
     {batch_size}
+    {release_every}
     {horizon}
     noise_calibration : {{"tight"}}, default="tight"
         Only the tight calibration: seed 003 adds one scalar of noise to the
@@ -160,6 +161,20 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined only if X had string column names.
     n_samples_seen_ : int
+        Rows consumed so far.
+    n_samples_learned_ : int
+        Rows the published model has learned (in rounds learned by its
+        release; every row after ``fit``, ``flush()`` or the call that
+        reaches ``horizon``).
+    n_samples_waiting_ : int
+        Rows seen and not yet in the published model: rows of an incomplete
+        round (exactly held, unpublished, curator state) and, with
+        ``release_every`` > 1, rows learned since the last release.
+        ``n_samples_learned_ + n_samples_waiting_ == n_samples_seen_``; all
+        three counts are public under replace-one neighbours.
+    batch_size_ : int
+        Rows per round of the live stream (``release_every`` times the
+        round ``batch_size`` gives); not set by ``fit``.
     privacy_spent_ : skdpol.accounting.PrivacySpent
 
     Notes
@@ -213,6 +228,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         "theta": [Interval(Real, 0.5, 1, closed="neither")],
         "t0": [Interval(Real, 0, None, closed="neither"), None],
         "batch_size": SHARED_CONSTRAINTS["batch_size"],
+        "release_every": SHARED_CONSTRAINTS["release_every"],
         "horizon": SHARED_CONSTRAINTS["horizon"],
         "noise_calibration": [StrOptions({"tight"})],
         "noise_sampler": SHARED_CONSTRAINTS["noise_sampler"],
@@ -226,7 +242,8 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
                  gamma=GAMMA,
                  n_components=128, algorithm="auto", alpha=1e-4, max_iter=1000,
                  residual_bound=0.125, theta=0.8, t0=None,
-                 batch_size="auto", horizon=None, noise_calibration="tight", noise_sampler="discrete",
+                 batch_size="auto", release_every=1, horizon=None, noise_calibration="tight",
+                 noise_sampler="discrete",
                  mechanism="auto", fit_intercept=True, random_state=None, ledger=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -242,6 +259,7 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self.theta = theta
         self.t0 = t0
         self.batch_size = batch_size
+        self.release_every = release_every
         self.horizon = horizon
         self.noise_calibration = noise_calibration
         self.noise_sampler = noise_sampler

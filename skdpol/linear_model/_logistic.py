@@ -88,6 +88,7 @@ default="auto"
         ``"bandit"`` (only with ``algorithm="mi-ogd"``) uses one loss value
         per row at a randomly perturbed model instead of the gradient.
     {batch_size}
+    {release_every}
     {horizon}
     {noise_calibration}
     {noise_sampler}
@@ -109,6 +110,20 @@ default="auto"
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when X has string column names.
     n_samples_seen_ : int
+        Rows consumed so far.
+    n_samples_learned_ : int
+        Rows the published model has learned (in rounds learned by its
+        release; every row after ``fit``, ``flush()`` or the call that
+        reaches ``horizon``).
+    n_samples_waiting_ : int
+        Rows seen and not yet in the published model: rows of an incomplete
+        round (exactly held, unpublished, curator state) and, with
+        ``release_every`` > 1, rows learned since the last release.
+        ``n_samples_learned_ + n_samples_waiting_ == n_samples_seen_``; all
+        three counts are public under replace-one neighbours.
+    batch_size_ : int
+        Rows per round of the live stream (``release_every`` times the
+        round ``batch_size`` gives); not set by ``fit``.
     privacy_spent_ : skdpol.accounting.PrivacySpent
         The (epsilon, delta) that covers every model published so far.
     mutual_information_bound_ : float
@@ -178,9 +193,9 @@ default="auto"
     _kind = CLASSIFIER
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, alpha=None,
-                 algorithm="auto", feedback="full", batch_size="auto", horizon=None,
-                 noise_calibration="tight", noise_sampler="discrete", mechanism="auto",
-                 fit_intercept=True, random_state=None, ledger=None):
+                 algorithm="auto", feedback="full", batch_size="auto", release_every=1,
+                 horizon=None, noise_calibration="tight", noise_sampler="discrete",
+                 mechanism="auto", fit_intercept=True, random_state=None, ledger=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -188,6 +203,7 @@ default="auto"
         self.algorithm = algorithm
         self.feedback = feedback
         self.batch_size = batch_size
+        self.release_every = release_every
         self.horizon = horizon
         self.noise_calibration = noise_calibration
         self.noise_sampler = noise_sampler
@@ -410,8 +426,9 @@ default="auto"
         proba : ndarray of shape (n_samples, n_classes)
         """
         self._validate_params()
-        if self.batch_size != 1:
-            raise ValueError("progressive_predict needs batch_size=1.")
+        if self.batch_size != 1 or self.release_every != 1:
+            raise ValueError("progressive_predict needs batch_size=1 and release_every=1 "
+                             "(it publishes a model before every row).")
         if getattr(self.__dict__.get("_stream"), "algorithm", None) is None:
             raise ValueError("call partial_fit with classes first.")
         models, Xv = self._transaction(self._learn, X, y, None, True)

@@ -11,8 +11,10 @@ from ..utils import PublicRelease
 class _PublicRelease(PublicRelease):
     """A released linear model (weights on the columns or on a public map)."""
 
+    # n_samples_learned_: the rows in the released model (with release_every
+    # or rows waiting for their round, fewer than n_samples_seen_)
     _RELEASED = ("coef_", "intercept_", "n_features_in_", "feature_names_in_",
-                 "n_samples_seen_", "privacy_spent_")
+                 "n_samples_seen_", "n_samples_learned_", "privacy_spent_")
 
     def _validated(self, X):
         self._require("coef_")
@@ -24,8 +26,8 @@ class PublicLinearRegressor(RegressorMixin, _PublicRelease):
 
     Returned by :meth:`PrivateOnlineRegressor.public_model`. It holds
     ``coef_``, ``intercept_``, ``n_features_in_`` (and ``feature_names_in_``),
-    ``n_samples_seen_`` and ``privacy_spent_``; no partial sums, no noise, no
-    random state. It cannot learn further.
+    ``n_samples_seen_``, ``n_samples_learned_`` and ``privacy_spent_``; no
+    partial sums, no noise, no random state. It cannot learn further.
 
     Examples
     --------
@@ -54,8 +56,8 @@ class PublicKernelRegressor(RegressorMixin, _PublicRelease):
     Returned by :meth:`KernelPrivateOnlineRegressor.public_model`. It holds
     ``random_features_`` (the data-independent frequencies), ``coef_``,
     ``intercept_``, ``n_features_in_`` (and ``feature_names_in_``),
-    ``n_samples_seen_`` and ``privacy_spent_``; no sums, iterate, noise or
-    random state. It cannot learn further.
+    ``n_samples_seen_``, ``n_samples_learned_`` and ``privacy_spent_``; no
+    sums, iterate, noise or random state. It cannot learn further.
 
     Examples
     --------
@@ -91,8 +93,9 @@ class PublicLinearClassifier(ClassifierMixin, _PublicRelease):
 
     Returned by :meth:`PrivateOnlineLogistic.public_model`: ``classes_``,
     ``coef_``, ``intercept_``, ``n_features_in_`` (and
-    ``feature_names_in_``), ``n_samples_seen_``, ``privacy_spent_``; no
-    gradient sums, iterates, noise or random state. It cannot learn further.
+    ``feature_names_in_``), ``n_samples_seen_``, ``n_samples_learned_``,
+    ``privacy_spent_``; no gradient sums, iterates, noise or random state.
+    It cannot learn further.
 
     Examples
     --------

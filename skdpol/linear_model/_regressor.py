@@ -109,6 +109,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     feedback : {{"full", "bandit"}}, default="full"
         Only for ``algorithm="mi-ogd"``: gradient, or one loss value per row.
     {batch_size}
+    {release_every}
     {horizon}
     {noise_calibration}
     {noise_sampler}
@@ -132,6 +133,19 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     n_samples_seen_ : int
         Rows consumed so far (the count is public under replace-one
         neighbours).
+    n_samples_learned_ : int
+        Rows the published model has learned (in rounds learned by its
+        release; every row after ``fit``, ``flush()`` or the call that
+        reaches ``horizon``).
+    n_samples_waiting_ : int
+        Rows seen and not yet in the published model: rows of an incomplete
+        round (exactly held, unpublished, curator state) and, with
+        ``release_every`` > 1, rows learned since the last release.
+        ``n_samples_learned_ + n_samples_waiting_ == n_samples_seen_``; all
+        three counts are public under replace-one neighbours.
+    batch_size_ : int
+        Rows per round of the live stream (``release_every`` times the
+        round ``batch_size`` gives); not set by ``fit``.
     privacy_spent_ : skdpol.accounting.PrivacySpent
         The (epsilon, delta) that covers every model published so far, the
         accountant used, and whether the bounds were given or read off the
@@ -205,7 +219,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, data_norm=None, y_bound=None,
                  alpha=None, algorithm="auto", residual_bound=0.125, feedback="full",
-                 batch_size="auto", horizon=None, noise_calibration="tight",
+                 batch_size="auto", release_every=1, horizon=None, noise_calibration="tight",
                  noise_sampler="discrete", mechanism="auto", fit_intercept=True,
                  random_state=None, ledger=None):
         self.epsilon = epsilon
@@ -217,6 +231,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self.residual_bound = residual_bound
         self.feedback = feedback
         self.batch_size = batch_size
+        self.release_every = release_every
         self.horizon = horizon
         self.noise_calibration = noise_calibration
         self.noise_sampler = noise_sampler
@@ -418,8 +433,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         intercept : ndarray of shape (n_samples,)
             Only with ``return_coef``: row t's model's intercepts.
         """
-        if self.batch_size != 1:
-            raise ValueError("progressive_predict needs batch_size=1.")
+        if self.batch_size != 1 or self.release_every != 1:
+            raise ValueError("progressive_predict needs batch_size=1 and release_every=1 "
+                             "(it publishes a model before every row).")
         self._validate_params()
         coefs, X = self._transaction(self._learn, X, y, True)
         # each row meets the model published before it (mapped from unit space)

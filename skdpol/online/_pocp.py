@@ -152,23 +152,44 @@ class OutputPerturbation(HoldsNoiseSpec):
             return None
         return np.array(models[:-1]).reshape(-1, *self._published.shape)
 
+    def flush(self):
+        """The base's final round (:meth:`RoundBuffer.flush`: the waiting rows
+        and zero rows, an ordinary round of ``batch_size`` rows), released
+        like every round. Returns the number of zero rows added."""
+        base = self.base
+        waiting = base._pending_X.shape[0]
+        if not waiting:
+            return 0
+        pad = base.batch_size - waiting
+        X = np.concatenate([base._pending_X, np.zeros((pad, base._pending_X.shape[1]))])
+        y = np.concatenate([base._pending_y, np.zeros(pad)])
+        base._pending_X, base._pending_y = base._pending_X[:0], base._pending_y[:0]
+        self.learn(X, y)
+        return pad
+
     def event(self):
         """DpEvent of every release so far."""
         return self._event_of(self._mu2, self._eps)
 
-    def event_after(self, n_rounds, trace=False):
+    def event_after(self, n_rounds, trace=False, final=False):
         """The ``event()`` once ``n_rounds`` rounds are complete, from public
         counts only (nothing changes): a release after each new round with
-        ``trace``, else one after the last (if any), as :meth:`learn`. A
+        ``trace``, else one after the last (if any), as :meth:`learn`; with
+        ``final``, then one more after the final round of :meth:`flush`. A
         release after round t is noised when t > ``base.free_rounds`` (the
         base's sensitivity is 0 before), as :meth:`_release`."""
         mu2, eps = self._mu2, self._eps
         before = self.base.n_rounds
-        if self._spec.multiplier > 0 and n_rounds > before:
+        if self._spec.multiplier > 0 and (n_rounds > before or final):
             first = self.base.free_rounds + 1
+            times = []
+            if n_rounds > before:
+                times = (range(max(before + 1, first), n_rounds + 1) if trace
+                         else ([n_rounds] if n_rounds >= first else []))
+            if final and n_rounds + 1 >= first:
+                times = [*times, n_rounds + 1]
             # the same sums, in the same order, as the releases would make them
-            for t in (range(max(before + 1, first), n_rounds + 1) if trace
-                      else ([n_rounds] if n_rounds >= first else [])):
+            for t in times:
                 m = self.multiplier(t)
                 if self._spec.gaussian:
                     mu2 += 1.0 / m**2

@@ -4,6 +4,21 @@ A round is ``batch_size`` rows. Rows of an incomplete round wait, exactly and
 unpublished, in underscore attributes (curator state) until it completes.
 ``horizon`` counts rounds; a call that would pass it raises
 :class:`~skdpol.BudgetExhaustedError` before anything changes.
+
+The end of a stream (:meth:`RoundBuffer.flush`) learns the waiting rows of
+an incomplete round as a final round completed with *zero rows* (label 0).
+Why this keeps every guarantee, whatever the algorithm: a zero row lies
+within every bound a derivation assumes (norm 0 <= the row bound, label 0 in
+[-1, 1], class index 0 a class), so the final round is an ordinary round of
+``batch_size`` rows, b' of them real and b - b' public rows that belong to no
+one. Every replace-one sensitivity (a round's mean gradient moves by 2 L / b,
+a gradient sum by 2 L, a prefix-sum leaf by its bound) is the one derived for
+a full round, and the round fits the planned rounds when the estimator plans
+ceil(horizon rows / batch_size) of them. (Under a *mean* over the b' real rows
+alone the sensitivity would be larger by b / b'; the zero rows avoid that.)
+Under the linear losses a zero row's gradient is 0 (l'(0) times the zero
+row), so it only dilutes the final round's mean step by b' / b; ``fit``
+pads its last round the same way.
 """
 
 import math
@@ -37,6 +52,20 @@ class RoundBuffer(ABC):
     def n_rows_used(self):
         """Rows in completed rounds (the published model's data)."""
         return self.n_rounds * self.batch_size
+
+    def flush(self):
+        """Learn the waiting rows as a final round completed with zero rows
+        (label 0; see the module notes) and publish. Returns the number of
+        zero rows added (0 when no row was waiting: nothing changes)."""
+        waiting = self._pending_X.shape[0]
+        if not waiting:
+            return 0
+        pad = self.batch_size - waiting
+        X = np.concatenate([self._pending_X, np.zeros((pad, self._pending_X.shape[1]))])
+        y = np.concatenate([self._pending_y, np.zeros(pad)])
+        self._pending_X, self._pending_y = self._pending_X[:0], self._pending_y[:0]
+        self.learn(X, y)
+        return pad
 
     def check_room(self, n_rows):
         new_rounds = (self._pending_X.shape[0] + n_rows) // self.batch_size

@@ -35,8 +35,19 @@ _SHARED = {
         chunked streams (``batch_size_`` holds the value used). 1 is the
         seeds' per-row round. Rows of an incomplete round wait, exactly and
         unpublished, until the round completes (``n_samples_waiting_``
-        counts them; a release that has learned from no row warns).
-        ``fit`` always uses every row.""",
+        counts them; a release that has learned from no row warns); the
+        call that reaches ``horizon``, or :meth:`flush`, learns them as a
+        final round. ``fit`` always uses every row.""",
+    "release_every": """release_every : int, default=1
+        Publish a model on every ``release_every``-th ``partial_fit`` call
+        (and at ``horizon`` or :meth:`flush`) instead of on every call. The
+        stream still learns on every call (the rows go into their rounds);
+        between releases ``coef_``, ``intercept_``, ``predict`` and
+        ``privacy_spent_`` stay those of the last release, and no new cost is
+        stated. Fewer releases mean less noise: each round is
+        ``release_every`` times larger (``batch_size_``), so the prefix sums
+        run over ``release_every`` times fewer rounds for the same rows, at
+        the same sensitivity. Fixed when a stream starts.""",
     "noise_calibration": """noise_calibration : {"tight", "paper"}, default="tight"
         ``"tight"`` calibrates the noise exactly with dp-accounting;
         ``"paper"`` uses the seed's own formula, for side-by-side

@@ -254,3 +254,38 @@ def test_the_scaler_declares_its_fit_and_fits_once(path, monkeypatch, params):
     entries = PrivacyLedger(path).entries()
     assert [event for event, _ in declared] == [e.event for e in entries]
     assert [h for _, h in declared] == [None, None] and [e.parent for e in entries] == [None, None]
+
+
+def _release_every_configs():
+    out = []
+    for horizon in (None, sum(CHUNKS)):  # sum(CHUNKS): the last call reaches the horizon
+        for kind, algorithm, _, _ in _configs():
+            if (kind, algorithm) != ("reg", "igd"):  # one row a round: no release_every
+                out.append((kind, algorithm, horizon))
+    return out
+
+
+@pytest.mark.parametrize("kind, algorithm, horizon", _release_every_configs())
+def test_release_every_and_the_final_round_declare_their_costs(path, monkeypatch, kind,
+                                                              algorithm, horizon):
+    """With release_every=3, a call that does not publish declares (and
+    records) the last release's cost, unchanged; the call that reaches the
+    horizon, and flush(), declare the cost with the final round."""
+    est, fit_params = _estimator(kind, algorithm, "auto", horizon, release_every=3)
+    est.set_params(ledger=PrivacyLedger(path, budget=(1e6, DELTA)))
+    declared = _spy_declared(monkeypatch)
+    _no_dry_run_once_live(monkeypatch, lambda e: e.__dict__.get("_stream") is not None)
+    _run(est, fit_params, kind, CHUNKS)
+    if horizon is None:
+        waiting = est.n_samples_waiting_
+        est.flush()
+        assert waiting > 0
+    assert est.n_samples_waiting_ == 0 and est.n_samples_learned_ == sum(CHUNKS)
+    entries = PrivacyLedger(path).entries()
+    assert len(entries) == len(CHUNKS) + (horizon is None)
+    events = [event for event, _ in declared]
+    assert events == [e.event for e in entries]  # the first call's by a dry run
+    assert [None if h is None else h[1] for _, h in declared] == [e.parent for e in entries]
+    # no new cost between releases (calls 2, 4, 5 of 7: the 3rd and 6th publish)
+    assert entries[1].event == entries[0].event
+    assert entries[3].event == entries[4].event == entries[2].event

@@ -215,7 +215,7 @@ def test_public_model_holds_the_release_only(stream):
     params = set(est.get_params())
     assert public_names - params == {"algorithm_", "coef_", "intercept_", "n_features_in_",
                                      "n_samples_seen_", "privacy_spent_", "batch_size_",
-                                     "n_samples_waiting_"}
+                                     "n_samples_waiting_", "n_samples_learned_"}
     released = pickle.dumps(est._published)
     assert np.float64(1.234567891234).tobytes() not in released
     assert b"Philox" not in released and b"_tree" not in released and b"_total" not in released
