@@ -98,6 +98,22 @@ def _search_interval(search_range, transforms):
     return out
 
 
+def _widen_normal(edges, used, wanted, t_lo, t_hi):
+    """The ``wanted`` quantiles of the normal law whose ``used`` quantiles are ``edges``
+    (on the transformed scale), never narrower than ``edges``, within [t_lo, t_hi]."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf
+    (a, b), (u_lo, u_hi), (w_lo, w_hi) = edges, used, wanted
+    if not 0.0 < u_lo < 0.25 + 1e-12 or not 0.75 - 1e-12 < u_hi < 1.0:
+        return edges  # a spread about the median says little of the tails: no extrapolation
+    sigma = (b - a) / (z(u_hi) - z(u_lo))
+    mu = a - sigma * z(u_lo)
+    lo = mu + sigma * z(w_lo) if w_lo > 0 else t_lo
+    hi = mu + sigma * z(w_hi) if w_hi < 1 else t_hi
+    return np.array([max(min(lo, a), t_lo), min(max(hi, b), t_hi)])
+
+
 class PrivateRangeEstimator(BaseEstimator):
     """Each column's range from two private quantiles (exponential mechanism).
 
@@ -190,6 +206,7 @@ class PrivateRangeEstimator(BaseEstimator):
         "transform": [StrOptions({"none", "log", "log1p", "signed_log1p"}), list, tuple],
         "bins": [Interval(Integral, 1, 2**24, closed="both")],
         "adaptive": ["boolean"],
+        "widen": [StrOptions({"normal", "none"})],
         "accounting": [StrOptions({"pure", "zcdp", "auto"})],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "random_state": ["random_state"],
@@ -197,13 +214,14 @@ class PrivateRangeEstimator(BaseEstimator):
 
     def __init__(self, epsilon=0.1, *, quantiles=(0.01, 0.99), search_range=None,
                  transform="signed_log1p", bins=DEFAULT_BINS, adaptive=True,
-                 accounting="pure", delta=0.0, random_state=None):
+                 widen="normal", accounting="pure", delta=0.0, random_state=None):
         self.epsilon = epsilon
         self.quantiles = quantiles
         self.search_range = search_range
         self.transform = transform
         self.bins = bins
         self.adaptive = adaptive
+        self.widen = widen
         self.accounting = accounting
         self.delta = delta
         self.random_state = random_state
@@ -283,8 +301,10 @@ class PrivateRangeEstimator(BaseEstimator):
                     "columns a private range.", UserWarning, stacklevel=user_stacklevel())
         rng = stream_rng(self.random_state, 0)
         ranges = np.empty((d, 2))
+        wanted = tuple(float(q) for q in self.quantiles)
         for j, ((lo, hi), t) in enumerate(zip(search, transforms)):
-            ranges[j] = self._column_range(X[:, j], lo, hi, t, (q_lo, q_hi), eps_q, rng)
+            ranges[j] = self._column_range(X[:, j], lo, hi, t, (q_lo, q_hi), eps_q, rng,
+                                           wanted)
         # one event per run, composed by dp-accounting (SelfComposed: equal runs)
         event = dp_event.SelfComposedDpEvent(quantile_event(eps_q, accounting), runs)
         self.range_ = ranges
@@ -298,7 +318,7 @@ class PrivateRangeEstimator(BaseEstimator):
             seeded=is_seeded(self.random_state))
         return self
 
-    def _column_range(self, column, lo, hi, t, qs, eps_q, rng):
+    def _column_range(self, column, lo, hi, t, qs, eps_q, rng, wanted):
         t_lo, t_hi = _forward(np.float64(lo), t), _forward(np.float64(hi), t)
         grid = np.linspace(t_lo, t_hi, self.bins + 1)  # public edges of the candidate cells
         values = column[~np.isnan(column)]
@@ -308,7 +328,10 @@ class PrivateRangeEstimator(BaseEstimator):
             for q in qs]
         # the low cell's lower edge, the high cell's upper edge (post-processing; lo < hi)
         k_lo, k_hi = picks
-        return _inverse(grid[[k_lo, max(k_lo, k_hi) + 1]], t)
+        edges = grid[[k_lo, max(k_lo, k_hi) + 1]]
+        if self.widen == "normal" and tuple(qs) != wanted:
+            edges = _widen_normal(edges, qs, wanted, t_lo, t_hi)
+        return _inverse(edges, t)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -340,8 +363,8 @@ class PrivateSchema:
 
 
 def privatise_schema(schema, X, epsilon, *, y=None, share=DEFAULT_SHARE, quantiles=(0.01, 0.99),
-                     bins=DEFAULT_BINS, adaptive=True, accounting="auto", delta=1e-5,
-                     random_state=None):
+                     bins=DEFAULT_BINS, adaptive=True, widen="normal", accounting="auto",
+                     delta=1e-5, random_state=None):
     """Replace every ``"private"`` range of a schema by a private estimate from the rows.
 
     The columns (and the regression label) whose ``range`` is ``"private"``
@@ -468,7 +491,7 @@ def privatise_schema(schema, X, epsilon, *, y=None, share=DEFAULT_SHARE, quantil
                              "column (pass the label as y).")
     estimator = PrivateRangeEstimator(
         epsilon=share * epsilon, quantiles=quantiles, search_range=searches,
-        transform=transforms, bins=bins, adaptive=adaptive, accounting=accounting,
+        transform=transforms, bins=bins, adaptive=adaptive, widen=widen, accounting=accounting,
         delta=delta, random_state=random_state).fit(np.column_stack(columns))
     ranges = {}
     for name, (lo, hi) in zip(private, estimator.range_.tolist()):
