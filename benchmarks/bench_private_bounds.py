@@ -206,9 +206,11 @@ def main():
         if not args.quick:
             variants.append(("private, pure, no adaptive rule",
                              dict(adaptive=False, accounting="pure", delta=0.0)))
+            variants.append(("private, pure, adaptive, no widening",
+                             dict(widen="none", accounting="pure", delta=0.0)))
         for label_v, kw in variants:
             for eps in eps_list:
-                if "no adaptive" in label_v and eps != 1.0:
+                if ("no adaptive" in label_v or "no widening" in label_v) and eps != 1.0:
                     continue
                 stats, per_col = [], {}
                 for seed in seeds_a:
