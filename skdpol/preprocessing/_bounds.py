@@ -41,8 +41,13 @@ high cell's upper edge, estimates of the used quantiles u_lo, u_hi,
 sigma = (b - a) / (z(u_hi) - z(u_lo)), mu = a - sigma z(u_lo), and the range
 is [mu + sigma z(q_lo), mu + sigma z(q_hi)] for the asked q_lo, q_hi (z the
 standard normal quantile), never narrower than [a, b], within the search
-interval. Only when u_lo <= 0.25 <= 0.75 <= u_hi (a spread about the median
-says little of the tails). It is post-processing of the released cells with
+interval. Two cells about the median say little of the tails (and z(u_hi) -
+z(u_lo) tends to 0 there), so the used spread is taken as at least that of
+the 40% and 60%: the range is at most 9.2 times [a, b] for 1% / 99%. On
+King County all private the rule moves the quantiles to 28% / 72% at 10% of
+epsilon 1 and to 10% / 90% at 30%; widened, both stay within 0.003 R^2 of the
+public ranges (below 10%, about 5%, the quantiles meet at the median and no
+rule recovers a range: R^2 0.09 widened, 0.01 not). It is post-processing of the released cells with
 public quantities (the quantiles, the search interval): it costs nothing,
 and the statement (``event_``) is the same with or without it. The normal
 law is an assumption on utility only: money and areas on a log scale are
@@ -90,6 +95,7 @@ DEFAULT_SEARCH = {"none": (-1e9, 1e9), "signed_log1p": (-1e9, 1e9), "log1p": (0.
 DEFAULT_BINS = 2**16
 DEFAULT_SHARE = 0.1  # share of a model's total epsilon spent on private ranges
 _BETA = 0.05  # failure probability of the adaptive rule, over all quantiles of a fit
+_MIN_SPREAD = 2 * 0.2533471031357997  # z(0.6) - z(0.4): the widening's cap (module notes)
 
 
 def _search_interval(search_range, transforms):
@@ -120,15 +126,20 @@ def _search_interval(search_range, transforms):
 
 def _widen_normal(edges, used, wanted, t_lo, t_hi):
     """The ``wanted`` quantiles of the normal law whose ``used`` quantiles are ``edges``
-    (on the transformed scale), never narrower than ``edges``, within [t_lo, t_hi]."""
+    (on the transformed scale), never narrower than ``edges``, within [t_lo, t_hi].
+
+    The used quantiles' spread is taken as at least that of the 40% and 60%
+    (``_MIN_SPREAD``): two cells about the median say little of the tails, and the
+    cap keeps the widening finite (at most 9.2 times for 1% / 99%).
+    """
     from statistics import NormalDist
 
     z = NormalDist().inv_cdf
     (a, b), (u_lo, u_hi), (w_lo, w_hi) = edges, used, wanted
-    if not 0.0 < u_lo < 0.25 + 1e-12 or not 0.75 - 1e-12 < u_hi < 1.0:
-        return edges  # a spread about the median says little of the tails: no extrapolation
-    sigma = (b - a) / (z(u_hi) - z(u_lo))
-    mu = a - sigma * z(u_lo)
+    if not (0.0 < u_lo < u_hi < 1.0):
+        return edges  # an open end was used: nothing to read the spread from
+    sigma = (b - a) / max(z(u_hi) - z(u_lo), _MIN_SPREAD)
+    mu = (a + b) / 2 - sigma * (z(u_lo) + z(u_hi)) / 2
     lo = mu + sigma * z(w_lo) if w_lo > 0 else t_lo
     hi = mu + sigma * z(w_hi) if w_hi < 1 else t_hi
     return np.array([max(min(lo, a), t_lo), min(max(hi, b), t_hi)])

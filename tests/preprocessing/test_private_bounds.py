@@ -270,10 +270,15 @@ def test_the_normal_widening_reads_the_asked_quantiles_off_the_released_ones():
     edges = np.array([mu + sigma * z(0.12), mu + sigma * z(0.88)])
     lo, hi = _widen_normal(edges, (0.12, 0.88), (0.01, 0.99), -20.0, 20.0)
     assert lo == pytest.approx(mu + sigma * z(0.01)) and hi == pytest.approx(mu + sigma * z(0.99))
-    # within the search interval; never narrower than the released cells; none about the median
+    # within the search interval; never narrower than the released cells
     assert _widen_normal(edges, (0.12, 0.88), (0.01, 0.99), 7.0, 8.0).tolist() == [7.0, 8.0]
     assert _widen_normal(edges, (0.12, 0.88), (0.2, 0.8), -20, 20).tolist() == edges.tolist()
-    assert _widen_normal(edges, (0.4, 0.6), (0.01, 0.99), -20, 20).tolist() == edges.tolist()
+    # about the median the spread is capped at the 40% / 60%'s: at most 9.18 times wider
+    width = edges[1] - edges[0]
+    for used in ((0.4, 0.6), (0.45, 0.55), (0.5 - 1e-4, 0.5)):
+        lo, hi = _widen_normal(edges, used, (0.01, 0.99), -20, 20)
+        assert hi - lo == pytest.approx(min(9.1825, (z(0.99) - z(0.01)) / (z(used[1]) - z(used[0])))
+                                        * width, rel=1e-3)
     # an open end (0 or 1 asked): the search interval's end
     assert _widen_normal(edges, (0.12, 0.88), (0.0, 1.0), -20, 20).tolist() == [-20, 20]
 
