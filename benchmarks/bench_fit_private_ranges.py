@@ -1,14 +1,16 @@
-"""``python -m skdpol fit`` with private ranges vs every range public, at epsilon 1.
+"""``python -m skdpol fit`` with private ranges vs every range public, at one total epsilon.
 
 The same path as the command (:func:`skdpol._fit_command.fit_table`) on a
 70/30 split of Adult, credit default and King County (kc_house_sales): every
 numeric range (and King County's label) ``"private"``, the bounds' share by
 the default rule (10%; 30% with the label or 8+ ranges), composed with the
-model to exactly epsilon 1; against the same run with the schema's public
-ranges. AUC (classification) or R^2 on log price (regression) on the test
-part, over seeds; ``docs/benchmarks/private_bounds.md`` reports the table.
+model to exactly ``--epsilon`` (default 1); against the same run with the
+schema's public ranges. ``--widen none`` runs the ranges without the normal
+widening (the estimator before it). AUC (classification) or R^2 on log
+price (regression) on the test part, over seeds; ``docs/benchmarks/private_bounds.md`` reports the table.
 
-    nice python benchmarks/bench_fit_private_ranges.py [--seeds 3] [--share S] [--only COL ...]
+    nice python benchmarks/bench_fit_private_ranges.py [--seeds 3] [--epsilon E] [--share S]
+        [--tables T ...] [--only COL ...] [--widen none]
 """
 
 import argparse

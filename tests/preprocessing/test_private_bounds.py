@@ -277,8 +277,8 @@ def test_the_normal_widening_reads_the_asked_quantiles_off_the_released_ones():
     width = edges[1] - edges[0]
     for used in ((0.4, 0.6), (0.45, 0.55), (0.5 - 1e-4, 0.5)):
         lo, hi = _widen_normal(edges, used, (0.01, 0.99), -20, 20)
-        assert hi - lo == pytest.approx(min(9.1825, (z(0.99) - z(0.01)) / (z(used[1]) - z(used[0])))
-                                        * width, rel=1e-3)
+        factor = min(9.1825, (z(0.99) - z(0.01)) / (z(used[1]) - z(used[0])))
+        assert hi - lo == pytest.approx(factor * width, rel=1e-3)
     # an open end (0 or 1 asked): the search interval's end
     assert _widen_normal(edges, (0.12, 0.88), (0.0, 1.0), -20, 20).tolist() == [-20, 20]
 
