@@ -44,14 +44,14 @@ standard normal quantile), never narrower than [a, b], within the search
 interval. Two cells about the median say little of the tails (and z(u_hi) -
 z(u_lo) tends to 0 there), so the used spread is taken as at least that of
 the 40% and 60% (sigma's denominator at least z(0.6) - z(0.4), and mu
-centred on (a + b) / 2): the range is at most 9.2 times [a, b] for 1% / 99%. On
-King County all private the rule moves the quantiles to 28% / 72% at 10% of
-epsilon 1 and to 10% / 90% at 30%; widened, both stay within 0.003 R^2 of the
-public ranges (below 10%, about 5%, the quantiles meet at the median and no
-rule recovers a range: R^2 0.09 widened, 0.01 not). It is post-processing
-of the released cells with public quantities (the quantiles, the search
-interval): it costs nothing, and the statement (``event_``) is the same with or without it. The normal
-law is an assumption on utility only: money and areas on a log scale are
+centred on (a + b) / 2): the range is at most 9.2 times [a, b] for
+1% / 99%. On King County all private the rule moves the quantiles to
+28% / 72% at 10% of epsilon 1 and to 10% / 90% at 30%; widened, both stay
+within 0.003 R^2 of the public ranges (below 10%, about 5%, the quantiles
+meet at the median and no rule recovers a range: R^2 0.09 widened, 0.01
+not). It is post-processing of the released cells with public quantities
+(the quantiles, the search interval): it costs nothing, and the statement
+(``event_``) is the same with or without it. The normal law is an assumption on utility only: money and areas on a log scale are
 near it; where a column is not (a point mass at 0, a bounded grade), the
 widened range is wider than the rows' [1%, 99%] -- it compresses the column
 within [-1, 1] -- or clips what the released cells clipped, never more.
