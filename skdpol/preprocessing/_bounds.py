@@ -51,10 +51,11 @@ within 0.003 R^2 of the public ranges (below 10%, about 5%, the quantiles
 meet at the median and no rule recovers a range: R^2 0.09 widened, 0.01
 not). It is post-processing of the released cells with public quantities
 (the quantiles, the search interval): it costs nothing, and the statement
-(``event_``) is the same with or without it. The normal law is an assumption on utility only: money and areas on a log scale are
-near it; where a column is not (a point mass at 0, a bounded grade), the
-widened range is wider than the rows' [1%, 99%] -- it compresses the column
-within [-1, 1] -- or clips what the released cells clipped, never more.
+(``event_``) is the same with or without it. The normal law is an
+assumption on utility only: money and areas on a log scale are near it;
+where a column is not (a point mass at 0, a bounded grade), the widened
+range is wider than the rows' [1%, 99%] -- it compresses the column within
+[-1, 1] -- or clips what the released cells clipped, never more.
 
 Default search interval. [-1e9, 1e9] through ``signed_log1p`` ([0, 1e9]
 through ``log1p``, [1e-9, 1e9] through ``log``): every quantity tables carry
