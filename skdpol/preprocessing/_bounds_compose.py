@@ -31,9 +31,12 @@ def default_bounds_share(n_private, label_private=False):
     their public ranges, and more cost the model more than the ranges
     gained; a regression label's range sets ``y_bound`` (a range too wide
     scales the label's noise, one too narrow clips it), and with many ranges
-    each quantile gets too little at 10% (King County, 18 ranges and the
-    label: R^2 0.60 at 10% of epsilon 1, 0.74 at 40%, 0.77 public). The rule
-    reads only the schema, so it costs nothing.
+    each quantile gets too little at 10% (credit default, 20 ranges: AUC
+    0.748 at 10% of epsilon 1, 0.760 at 40%, 0.761 public, by basic
+    composition). With the ranges' normal widening King County (17 ranges
+    and the label, composed as here) is within 0.003 R^2 of its public
+    ranges at 10% and at 30%. The rule reads only the schema, so it costs
+    nothing.
     """
     if n_private <= 0:
         return 0.0
