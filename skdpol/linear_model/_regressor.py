@@ -297,7 +297,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             stream.units = self._resolve_units(X, y)
             stream.algorithm = self._pqftl(stream)
             return stream
-        stream = self._new_stream(GradientStream, X.shape[0])
+        # rounds that only take products with their rows: rows stay uncopied
+        lazy = REGRESSOR in ALGORITHMS[self.algorithm_].lazy_rows
+        stream = self._new_stream(GradientStream, X.shape[0], rows="lazy" if lazy else "copy")
         stream.units = self._resolve_units(X, y)
         self._start_gradient_stream(stream, self._loss(self.algorithm_),
                                     X.shape[1] + self.fit_intercept)
