@@ -155,7 +155,7 @@ class MomentumFTRL(RoundBuffer):
         self._scale = np.ones(self.n_features)
         if intercept:
             self._scale[-1] = self.constant
-        self._prefix = prefix_sum_mechanism(
+        self._tree = prefix_sum_mechanism(
             mechanism, dim=self.n_outputs * self.n_features,
             sensitivity=2.0 * self.lipschitz, noise=noise, horizon=horizon, rng=rng,
             # a leaf sums batch_size gradients of norm <= lipschitz
@@ -175,9 +175,9 @@ class MomentumFTRL(RoundBuffer):
         # margins of the rows v at W = theta * scale equal those of v~ at theta
         D = self.loss.derivative(_margins(X, self._theta * scale), y)
         leaf = _gradient_sum(X, D) * scale  # the gradient on v~ (curator state)
-        self._prefix.add(leaf.ravel(), 1)
+        self._tree.add(leaf.ravel(), 1)
         # ---- from here on: post-processing of the released prefix sums
-        released = self._prefix.release().reshape(self._theta.shape)
+        released = self._tree.release().reshape(self._theta.shape)
         g = (released - self._last_release) / self.batch_size
         self._last_release = released
         if self.alpha:
@@ -194,4 +194,4 @@ class MomentumFTRL(RoundBuffer):
 
     def event(self, n_rounds=None):
         """Cost of every release once ``n_rounds`` rounds are complete (default: now)."""
-        return self._prefix.event(self.n_rounds if n_rounds is None else n_rounds)
+        return self._tree.event(self.n_rounds if n_rounds is None else n_rounds)

@@ -82,7 +82,7 @@ def test_the_algorithm_states_the_derived_bound():
     algo = _stream()
     assert algo.row_bound == pytest.approx(math.hypot(1.0, CONSTANT))
     assert algo.lipschitz == pytest.approx(TAU * math.hypot(1.0, CONSTANT))
-    assert algo._prefix.sensitivity == pytest.approx(2 * algo.lipschitz)
+    assert algo._tree.sensitivity == pytest.approx(2 * algo.lipschitz)
     # the public step: b / (50 R~^2), nothing read from rows
     assert algo.learning_rate == pytest.approx(10 / (50 * 1.25))
     no_intercept = _stream(intercept=False)
@@ -132,7 +132,7 @@ def test_the_first_release_carries_the_calibrated_noise():
         algo.learn(np.zeros((4, 5)), np.zeros(4))
         G = -algo.published[0] / algo._scale * algo.batch_size / algo.learning_rate
         draws.append(G)
-    expected = float(algo._prefix.noise_std_at(1)[0])
+    expected = float(algo._tree.noise_std_at(1)[0])
     assert expected > 0
     assert np.std(np.array(draws)) == pytest.approx(expected, rel=0.06)
 
@@ -153,7 +153,7 @@ def test_the_state_has_no_d_by_d_array():
     algo = _stream(n_features=d, batch_size=10, horizon=50)
     rng = np.random.default_rng(4)
     algo.learn(_unit_rows(rng, 100, d - 1), rng.uniform(-1, 1, 100))
-    sizes = [v.size for obj in (algo, algo._prefix) for v in vars(obj).values()
+    sizes = [v.size for obj in (algo, algo._tree) for v in vars(obj).values()
              if isinstance(v, np.ndarray)]
     assert max(sizes) < 20 * d  # buffers x d at most, never d x d
 
@@ -171,7 +171,7 @@ def test_the_horizon_is_refused_before_anything_changes():
     X = _unit_rows(rng, 30, 4)
     with pytest.raises(BudgetExhaustedError):
         algo.learn(X, np.zeros(30))
-    assert algo.n_rounds == 0 and algo._prefix.n_leaves == 0
+    assert algo.n_rounds == 0 and algo._tree.n_leaves == 0
 
 
 def test_paper_calibration_is_refused_by_name():
