@@ -91,17 +91,22 @@ def momentum_round(horizon_rows):
 
 
 def _margins(X, W):
-    """Margins X W^T, (n, k): ``@`` on arrays (or sparse rows), UnitRows' own product."""
-    if hasattr(X, "matmul"):  # skdpol.linear_model._rows.UnitRows: uncopied rows
-        return X.matmul(W.T)
-    return np.asarray(X @ W.T)
+    """Margins X W^T, (n, k): ``@`` on arrays (or sparse rows), UnitRows' own
+    products; one output as a matrix-vector product (a gemv, no strided copy)."""
+    lazy = hasattr(X, "matvec")  # skdpol.linear_model._rows.UnitRows: uncopied rows
+    if W.shape[0] == 1:
+        s = X.matvec(W[0]) if lazy else X @ W[0]
+        return np.asarray(s).reshape(-1, 1)
+    return X.matmul(W.T) if lazy else np.asarray(X @ W.T)
 
 
 def _gradient_sum(X, D):
     """sum_i D_i v_i^T, (k, d), for per-row derivatives D (n, k)."""
-    if hasattr(X, "rmatmul"):
-        return X.rmatmul(D.T)
-    return np.asarray(X.T @ D).T
+    lazy = hasattr(X, "rmatvec")
+    if D.shape[1] == 1:
+        g = X.rmatvec(D[:, 0]) if lazy else X.T @ D[:, 0]
+        return np.asarray(g).reshape(1, -1)
+    return X.rmatmul(D.T) if lazy else np.asarray(X.T @ D).T
 
 
 class MomentumFTRL(RoundBuffer):
