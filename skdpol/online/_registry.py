@@ -169,8 +169,9 @@ ALGORITHMS = {spec.name: spec for spec in (
         alpha=_NO_PENALTY, needs_delta=True, paper="it is not a seed algorithm",
         auto_round={REGRESSOR: "call"}, one_release="stream"),
     # DP-FTRL with heavy-ball momentum (skdpol/online/_momentum.py): the
-    # issue-31 prototypes' one-pass winner for regression (King County R^2
-    # 0.756 vs fit 0.764, wine 0.184 vs 0.209; docs/benchmarks/stream.md).
+    # issue-31 prototypes' one-pass winner for regression; built, one pass at
+    # epsilon 1 (5 seeds): King County R^2 0.752 vs fit 0.764 (0.751 at
+    # epsilon 0.5), wine 0.192 vs 0.209 (docs/benchmarks/stream.md).
     # Named after the "ftrl" it extends: the same released gradient prefix
     # sums, with momentum and averaging as their post-processing. Its fit is
     # the same one pass over the rows (the last model published): a stream's
