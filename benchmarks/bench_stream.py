@@ -46,7 +46,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression, Ridge, SGDClassifier, SGDRegressor
 from sklearn.metrics import accuracy_score, r2_score, roc_auc_score
 
-from proto_streams import CHUNK, DELTA, chunks, load_tables, split
+from proto_streams import DELTA, chunks, load_tables, split
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.datasets import data_home
 
@@ -102,7 +102,8 @@ def run_seed(name, table, seed, algorithms, rec):
                 _score(table, _private(table, n, eps, seed).fit(Xtr, ytr), Xte, yte))
         for eps in (1.0, math.inf):
             est = _one_pass(_private(table, n, eps, seed, horizon=n), table, Xtr, ytr)
-            rec(f"partial_fit one pass (auto = {est.algorithm_})", eps, _score(table, est, Xte, yte))
+            rec(f"partial_fit one pass (auto = {est.algorithm_})", eps,
+                _score(table, est, Xte, yte))
         for algorithm in algorithms:
             if algorithm == "ftl" and table["task"] == "clf":
                 continue  # a regressor's algorithm
