@@ -23,6 +23,9 @@ ESTIMATORS = [
     PrivateOnlineLogistic(data_norm=5.0, delta=0.0, batch_size=1),  # pure DP, per-row
     PrivateOnlineLogistic(data_norm=5.0, algorithm="igd"),
     PrivateOnlineLogistic(data_norm=5.0, algorithm="mi-ogd"),
+    # DP-FTRL with momentum (the regressor's default stream), explicitly: fit and streams
+    PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0, algorithm="ftrl-momentum"),
+    PrivateOnlineLogistic(data_norm=5.0, algorithm="ftrl-momentum"),
     # the hardened sampling path
     PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0, noise_sampler="discrete"),
     PrivateOnlineLogistic(data_norm=5.0, noise_sampler="discrete"),

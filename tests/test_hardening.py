@@ -44,8 +44,13 @@ def _classification_stream(n=3000, seed=0):
 
 
 CASES = {
-    "regressor ftl": (lambda: PrivateOnlineRegressor(data_norm=3.0, y_bound=4.0, random_state=0),
+    "regressor ftl": (lambda: PrivateOnlineRegressor(data_norm=3.0, y_bound=4.0, algorithm="ftl",
+                                                     random_state=0),
                       _regression_stream, {}),
+    # the regressor's default stream (DP-FTRL with momentum)
+    "regressor ftrl-momentum": (lambda: PrivateOnlineRegressor(data_norm=3.0, y_bound=4.0,
+                                                               random_state=0),
+                                _regression_stream, {}),
     "regressor ftl, delta=0": (lambda: PrivateOnlineRegressor(data_norm=3.0, y_bound=4.0,
                                                               delta=0.0, random_state=0),
                                _regression_stream, {}),
@@ -63,7 +68,8 @@ CASES = {
         _classification_stream, {"classes": [0, 1]}),
     # the hardened sampling path (exact discrete noise on a grid)
     "regressor ftl, discrete noise": (lambda: PrivateOnlineRegressor(
-        data_norm=3.0, y_bound=4.0, batch_size=3, noise_sampler="discrete", random_state=0),
+        data_norm=3.0, y_bound=4.0, batch_size=3, noise_sampler="discrete", algorithm="ftl",
+        random_state=0),
         _regression_stream, {}),
     "logistic ftrl, discrete noise": (lambda: PrivateOnlineLogistic(
         data_norm=3.0, batch_size=64, noise_sampler="discrete", random_state=0),
@@ -74,7 +80,7 @@ CASES = {
     # prefix sums through a BLT factorisation instead of the tree
     "regressor ftl, BLT": (lambda: PrivateOnlineRegressor(
         data_norm=3.0, y_bound=4.0, batch_size=3, horizon=3000, mechanism="blt",
-        random_state=0), _regression_stream, {}),
+        algorithm="ftl", random_state=0), _regression_stream, {}),
     "logistic ftrl, BLT": (lambda: PrivateOnlineLogistic(
         data_norm=3.0, batch_size=64, horizon=3000, mechanism="blt", random_state=0),
         _classification_stream, {"classes": [0, 1]}),

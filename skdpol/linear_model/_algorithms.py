@@ -17,6 +17,7 @@ from ..losses._linear import HuberLoss
 from ..mechanisms import NoiseSpec, family_for
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
+from ..online._momentum import momentum_round
 from ..online._registry import ALGORITHMS, AUTO, algorithm_names
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
@@ -87,15 +88,14 @@ class AlgorithmBuilderMixin:
         """The algorithm behind ``algorithm``: ``"auto"`` is the registry's
         :data:`~skdpol.online._registry.AUTO` for the estimator (for ``fit``,
         the one-release choice, or the pure-DP / paper one); recorded as
-        ``algorithm_``."""
+        ``algorithm_``. Public parameters only."""
         if self.algorithm != "auto":
             return self.algorithm
-        streaming, one_release, pure_or_paper = AUTO[self._kind]
+        streaming, one_release, pure_or_paper, streaming_pure_or_paper = AUTO[self._kind]
+        pure_or_paper_terms = self.delta == 0 or self.noise_calibration == "paper"
         if stream:
-            return streaming
-        if self.delta == 0 or self.noise_calibration == "paper":
-            return pure_or_paper
-        return one_release
+            return streaming_pure_or_paper if pure_or_paper_terms else streaming
+        return pure_or_paper if pure_or_paper_terms else one_release
 
     def _check_algorithm(self, stream=True):
         check_combination(ALGORITHMS[self._algorithm_for(stream)], stream=stream,
@@ -124,7 +124,9 @@ class AlgorithmBuilderMixin:
         one round per call (PQFTL: a leaf of the tree, the fewest levels;
         noisy GD takes its steps inside a round); "row": per-row rounds
         (IGD's squared-loss step bound holds for one row a round, and
-        MI-OGD's steps on the squared loss are tuned for them); otherwise the
+        MI-OGD's steps on the squared loss are tuned for them); "momentum":
+        100 rows, 50 below a horizon of 10,000 rows
+        (:func:`~skdpol.online._momentum.momentum_round`); otherwise the
         gradient family's: a round is one gradient step, so the call is cut
         into even rounds of at most GRADIENT_ROUND rows (the measured best
         fixed size) rather than one."""
@@ -133,6 +135,8 @@ class AlgorithmBuilderMixin:
             return n_rows
         if rule == "row":
             return 1
+        if rule == "momentum":
+            return momentum_round(self.horizon)
         n_rounds = -(-n_rows // GRADIENT_ROUND)
         return -(-n_rows // n_rounds)
 
@@ -160,15 +164,19 @@ class AlgorithmBuilderMixin:
         stream.algorithm = make_stream(
             self._algorithm_for(stream=True),
             **self._algorithm_params(stream.units, loss, n_columns, stream.batch_size, True),
-            horizon=self._rounds(stream.batch_size), rng=self._rng, mechanism=self._mechanism)
+            horizon=self._rounds(stream.batch_size), rng=self._rng, mechanism=self._mechanism,
+            intercept=self.fit_intercept)
 
     def _fit_gradient(self, stream, loss, Xa, ya, batch_size):
         """``fit``'s one release of the gradient family
         (:func:`skdpol.online.fit_once`); a stream it ran stays ``stream``'s
         algorithm (MI-OGD's bound reads it)."""
         algorithm = self._algorithm_for(stream=False)
-        if ALGORITHMS[algorithm].family == "noisy-gd":
+        spec = ALGORITHMS[algorithm]
+        if spec.family == "noisy-gd":
             batch_size = Xa.shape[0]  # one round of every row
+        elif spec.auto_round.get(self._kind) == "momentum" and self.batch_size == "auto":
+            batch_size = momentum_round(Xa.shape[0])  # the stream's rounds, over all rows
         # pad the last round with zero rows (label 0): a zero row has a zero
         # gradient under every loss here and belongs to no one, so the
         # sensitivity of a round is unchanged and no real row is left out
@@ -179,7 +187,7 @@ class AlgorithmBuilderMixin:
         W, event, ran = fit_once(
             algorithm, Xa, ya,
             **self._algorithm_params(stream.units, loss, Xa.shape[1], batch_size, False),
-            rng=self._rng)
+            rng=self._rng, mechanism=self._mechanism, intercept=self.fit_intercept)
         if ran is not None:
             stream.algorithm = ran
         return W, event

@@ -5,6 +5,7 @@ from ..mechanisms._prefix import prefix_sum_event
 from ._ftal import PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD
+from ._momentum import MomentumFTRL
 from ._noisy_gd import MOMENTUM, NoisyGradientDescent, gradient_schedule, round_event
 from ._pocp import OutputPerturbation, offline_release
 from ._registry import ALGORITHMS, GRADIENT_ALGORITHMS  # noqa: F401  (re-exported)
@@ -37,14 +38,15 @@ def _base(algorithm, common, rng):
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
-                mechanism="tree"):
+                mechanism="tree", intercept=False):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
     and sampler (its multiplier is not used): every algorithm gets the spec
     :meth:`NoiseSpec.calibrated` returns for its own mechanism.
     ``mechanism`` picks the prefix sums' release of ftal / ftrl ("tree" or
-    "blt").
+    "blt"). ``intercept``: the rows' last column is the constant 1 (read by
+    "ftrl-momentum", which moves it to 0.5 internally).
     """
     family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
@@ -66,6 +68,15 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
                                                   noise=noise.with_multiplier(m)))
         return PrivateFTAL(**common, noise=spec, rng=rng, mechanism=mechanism,
                            centre="published" if algorithm == "ftrl" else "origin")
+    if family == "momentum":
+        del calibration, feedback  # paper refused upstream; full gradients
+        spec = NoiseSpec.calibrated(
+            epsilon, delta, family=noise.family, sampler=noise.sampler,
+            make_event=lambda m: prefix_sum_event(mechanism, horizon=horizon,
+                                                  noise=noise.with_multiplier(m)))
+        common.pop("radius")  # unconstrained: its gradients are bounded everywhere
+        return MomentumFTRL(**common, noise=spec, rng=rng, intercept=intercept,
+                            mechanism=mechanism)
     if family == "mutual-information":
         spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
         return MutualInformationOGD(**common, feedback=feedback, noise=spec, rng=rng)
@@ -73,9 +84,13 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
-             epsilon, delta, noise, calibration, feedback, rng):
+             epsilon, delta, noise, calibration, feedback, rng, mechanism="tree",
+             intercept=False):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
-    one round of K noisy full-batch steps for noisy-gd.
+    one round of K noisy full-batch steps for noisy-gd, one pass of the
+    stream (its last model) for mi-ogd and ftrl-momentum (``X`` holds whole
+    rounds: the planned horizon is ``len(X) // batch_size`` rounds, and
+    ``mechanism`` releases its prefix sums).
 
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
     improve with one release (each row already pays once), so it streams.
@@ -86,9 +101,13 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     if spec.family == "noisy-gd":  # one round of every row: K noisy steps
         common["batch_size"] = X.shape[0]
         common["horizon"] = 1
+    extra = {}
+    if spec.family == "momentum":  # a known horizon: the BLT of that many rounds
+        common["horizon"] = X.shape[0] // batch_size
+        extra = dict(mechanism=mechanism, intercept=intercept)
     if spec.one_release == "stream":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
-                             calibration=calibration, feedback=feedback, rng=rng)
+                             calibration=calibration, feedback=feedback, rng=rng, **extra)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
     base = _base("giga" if spec.one_release == "averaged" else "igd", common, rng)

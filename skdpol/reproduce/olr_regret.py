@@ -92,6 +92,7 @@ def _online_loss(data, epsilon, delta, calibration, alpha, est_seed, checkpoints
         # calibrations); the discrete sampler's draws at two scales are unrelated
         noise_sampler="float",
         mechanism="tree",  # the seed's tree (Algorithm 5), not the BLT default
+        algorithm="ftl",  # the seed's PQFTL (not the default stream since issue 31)
     )
     with warnings.catch_warnings():
         # the paper calibration's overspend is the point of the comparison: it

@@ -32,8 +32,12 @@ _SHARED = {
         Rows per round of ``partial_fit``. ``"auto"``: the first call's row
         count (a public number), so a stream read in chunks of equal size
         publishes one round per chunk -- the most accurate choice for
-        chunked streams (``batch_size_`` holds the value used). 1 is the
-        seeds' per-row round. Rows of an incomplete round wait, exactly and
+        chunked streams (``batch_size_`` holds the value used). In the
+        linear estimators, the gradient algorithms cut it into even rounds of
+        at most 512 rows, and ``"ftrl-momentum"`` (the regressor's default
+        stream) takes rounds of 100 rows (50 when ``horizon`` is below
+        10,000), whatever the chunks.
+        1 is the seeds' per-row round. Rows of an incomplete round wait, exactly and
         unpublished, until the round completes (``n_samples_waiting_``
         counts them; a release that has learned from no row warns); the
         call that reaches ``horizon``, or :meth:`flush`, learns them as a

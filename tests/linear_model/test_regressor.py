@@ -58,7 +58,8 @@ def test_bad_parameters_are_named(params, match, stream):
 ])
 def test_bad_rows_leave_the_state_untouched(bad, match, stream):
     X, y = stream
-    est = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0).partial_fit(X[:100], y[:100])
+    est = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0,
+                                 algorithm="ftl").partial_fit(X[:100], y[:100])
     before = _state(est)
     Xb, yb = X[100:200].copy(), y[100:200].copy()
     if bad == "nan_x":
@@ -294,7 +295,7 @@ def test_paper_calibration_reports_its_true_cost(stream):
 def test_progressive_predict_is_one_step_ahead(stream):
     X, y = stream
     est = PrivateOnlineRegressor(epsilon=np.inf, **BOUNDS, fit_intercept=False, horizon=4000,
-                                 batch_size=1)
+                                 batch_size=1, algorithm="ftl")
     pred = est.progressive_predict(X[:500], y[:500])
     assert pred[0] == 0.0
     ref = PrivateOnlineRegressor(epsilon=np.inf, **BOUNDS, fit_intercept=False, algorithm="ftl").fit(X[:99], y[:99])
@@ -306,7 +307,8 @@ def test_progressive_predict_is_one_step_ahead(stream):
 
 def test_a_fault_after_the_sums_were_updated_rolls_everything_back(stream, monkeypatch):
     X, y = stream
-    est = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0).partial_fit(X[:100], y[:100])
+    est = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0,
+                                 algorithm="ftl").partial_fit(X[:100], y[:100])
     before = _state(est)
     from skdpol.online import PrivateQuadraticFTL
 
@@ -319,7 +321,8 @@ def test_a_fault_after_the_sums_were_updated_rolls_everything_back(stream, monke
     monkeypatch.undo()
     assert _state(est) == before
     # and the stream continues as if the failed call never happened
-    ref = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0).partial_fit(X[:100], y[:100])
+    ref = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0,
+                                 algorithm="ftl").partial_fit(X[:100], y[:100])
     assert np.array_equal(est.partial_fit(X[100:200], y[100:200]).coef_,
                           ref.partial_fit(X[100:200], y[100:200]).coef_)
 
@@ -348,7 +351,7 @@ def test_progressive_predict_can_return_the_published_models(stream):
     assert coef.shape == (300, 3) and intercept.shape == (300,)
     assert np.allclose(pred, np.einsum("ij,ij->i", coef, X[:300]) + intercept)
     # the last published model equals the one a row-by-row stream publishes
-    ref = PrivateOnlineRegressor(**BOUNDS, horizon=4000, random_state=0)
+    ref = PrivateOnlineRegressor(**BOUNDS, horizon=4000, batch_size=1, random_state=0)
     for t in range(299):
         ref.partial_fit(X[t:t + 1], y[t:t + 1])
     assert np.allclose(coef[299], ref.coef_) and intercept[299] == pytest.approx(ref.intercept_)

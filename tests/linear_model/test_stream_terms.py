@@ -279,8 +279,12 @@ def test_rows_waiting_for_their_round_are_counted_and_announced():
 
 def test_batch_size_auto_is_one_round_per_equal_chunk():
     X, y = _data()
-    est = _stream_model(PrivateOnlineRegressor(data_norm=4.0, y_bound=5.0, random_state=0), X, y)
+    est = _stream_model(PrivateOnlineRegressor(data_norm=4.0, y_bound=5.0, random_state=0,
+                                               algorithm="ftl"), X, y)
     assert est.batch_size_ == 500 and est._stream.algorithm.n_rounds == 4 and est.n_samples_waiting_ == 0
+    # the default stream (ftrl-momentum): rounds of 100 rows, whatever the chunks
+    est = _stream_model(PrivateOnlineRegressor(data_norm=4.0, y_bound=5.0, random_state=0), X, y)
+    assert est.batch_size_ == 100 and est._stream.algorithm.n_rounds == 20
 
 
 def test_delta_not_below_one_over_n_warns_naming_the_rule():

@@ -412,7 +412,7 @@ def _chunked_regret(mechanism, X, y, eps, seed, b=100):
     n, d = X.shape
     est = PrivateOnlineRegressor(epsilon=eps, data_norm=1.0, y_bound=1.05, alpha=1.0,
                                  fit_intercept=False, horizon=n, batch_size=b,
-                                 mechanism=mechanism, random_state=seed)
+                                 mechanism=mechanism, algorithm="ftl", random_state=seed)
     w, loss = np.zeros(d), 0.0
     for s in range(0, n, b):
         r = y[s:s + b] - X[s:s + b] @ w

@@ -1,0 +1,197 @@
+"""algorithm="ftrl-momentum" in the estimators: the regressor's default stream.
+
+Resolution of "auto", accuracy against one pass of scikit-learn's SGD on a
+generated stream (and at epsilon = inf), ``fit``, bad input, and an end-to-end
+audit (the claim not refuted honestly, refuted with a tenth of the noise).
+"""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.linear_model import SGDClassifier, SGDRegressor
+from sklearn.metrics import accuracy_score, r2_score
+
+from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
+from skdpol.audit import audit_estimator
+from skdpol.exceptions import BudgetExhaustedError
+
+CHUNK = 1_000
+
+
+def _regression(n=20_000, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = X @ w + 1.0 + 0.5 * rng.normal(size=n)
+    return X, y, float(np.sqrt(d) * 2.5), float(np.abs(w).sum() * 3 + 1)
+
+
+def _stream(est, X, y, **kw):
+    for lo in range(0, X.shape[0], CHUNK):
+        est.partial_fit(X[lo:lo + CHUNK], y[lo:lo + CHUNK], **kw)
+    return est
+
+
+# ----------------------------------------------------------------- "auto"
+@pytest.mark.parametrize("params, stream, expected", [
+    (dict(), True, "ftrl-momentum"),
+    (dict(mechanism="tree"), True, "ftrl-momentum"),
+    (dict(delta=0.0), True, "ftl"),  # pure DP: PQFTL, as before
+    (dict(noise_calibration="paper"), True, "ftl"),  # the seeds' calibration: PQFTL
+    (dict(), False, "noisy-gd"),  # fit unchanged
+    (dict(delta=0.0), False, "ftl"),
+    (dict(algorithm="ftl"), True, "ftl"),  # still selectable
+])
+def test_the_regressor_auto_stream(params, stream, expected):
+    est = PrivateOnlineRegressor(**params)
+    assert est._algorithm_for(stream) == expected
+
+
+def test_the_classifier_auto_stream_is_unchanged():
+    assert PrivateOnlineLogistic()._algorithm_for(True) == "ftrl"
+    assert PrivateOnlineLogistic(noise_calibration="paper")._algorithm_for(True) == "ftrl"
+    assert PrivateOnlineLogistic(delta=0.0)._algorithm_for(True) == "ftrl"
+
+
+# ----------------------------------------------------------------- accuracy
+def test_one_pass_at_epsilon_inf_matches_one_pass_of_sgd():
+    X, y, data_norm, y_bound = _regression()
+    Xte, yte = X[15_000:], y[15_000:]
+    X, y = X[:15_000], y[:15_000]
+    est = _stream(PrivateOnlineRegressor(epsilon=math.inf, data_norm=data_norm,
+                                         y_bound=y_bound, horizon=len(X), random_state=0),
+                  X, y)
+    assert est.algorithm_ == "ftrl-momentum" and est.batch_size_ == 100
+    sgd = SGDRegressor(random_state=0)
+    for lo in range(0, len(X), CHUNK):
+        sgd.partial_fit(X[lo:lo + CHUNK], y[lo:lo + CHUNK])
+    ours, theirs = r2_score(yte, est.predict(Xte)), r2_score(yte, sgd.predict(Xte))
+    assert theirs > 0.9
+    assert ours >= theirs - 0.01, (ours, theirs)
+
+
+def test_one_pass_at_epsilon_one_is_close_to_the_noiseless_pass():
+    X, y, data_norm, y_bound = _regression(n=40_000)
+    scores = {}
+    for eps in (1.0, math.inf):
+        est = _stream(PrivateOnlineRegressor(epsilon=eps, delta=1e-6, data_norm=data_norm,
+                                             y_bound=y_bound, horizon=len(X),
+                                             random_state=1), X, y)
+        scores[eps] = est.score(X, y)
+    assert est.privacy_spent_.epsilon == math.inf
+    assert scores[1.0] > scores[math.inf] - 0.05, scores
+    # against the old default stream, PQFTL, on the same rows
+    ftl = _stream(PrivateOnlineRegressor(epsilon=1.0, delta=1e-6, data_norm=data_norm,
+                                         y_bound=y_bound, horizon=len(X), algorithm="ftl",
+                                         random_state=1), X, y)
+    assert scores[1.0] > ftl.score(X, y) - 0.02
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_classifier_stream_at_epsilon_inf_matches_sgd(n_classes):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(20_000, 6))
+    scores = X @ rng.normal(size=(6, n_classes)) + rng.logistic(size=(20_000, n_classes))
+    y = np.argmax(scores, axis=1) if n_classes > 2 else (scores[:, 0] > scores[:, 1]).astype(int)
+    Xtr, ytr, Xte, yte = X[:15_000], y[:15_000], X[15_000:], y[15_000:]
+    est = _stream(PrivateOnlineLogistic(epsilon=math.inf, data_norm=6.0, horizon=15_000,
+                                        algorithm="ftrl-momentum", random_state=0),
+                  Xtr, ytr, classes=np.arange(n_classes))
+    sgd = SGDClassifier(loss="log_loss", random_state=0)
+    for lo in range(0, 15_000, CHUNK):
+        sgd.partial_fit(Xtr[lo:lo + CHUNK], ytr[lo:lo + CHUNK], classes=np.arange(n_classes))
+    ours = accuracy_score(yte, est.predict(Xte))
+    theirs = accuracy_score(yte, sgd.predict(Xte))
+    assert ours >= theirs - 0.01, (ours, theirs)
+
+
+def test_fit_is_one_pass_of_the_stream_with_its_guarantee():
+    X, y, data_norm, y_bound = _regression(n=6_000)
+    est = PrivateOnlineRegressor(epsilon=1.0, delta=1e-6, data_norm=data_norm, y_bound=y_bound,
+                                 algorithm="ftrl-momentum", random_state=0).fit(X, y)
+    assert est.algorithm_ == "ftrl-momentum"
+    assert est.privacy_spent_.epsilon == pytest.approx(1.0, rel=1e-6)
+    assert est.n_samples_seen_ == 6_000 and est.n_samples_waiting_ == 0
+    assert est.score(X, y) > 0.5
+
+
+def test_every_call_publishes_and_one_budget_covers_all():
+    X, y, data_norm, y_bound = _regression(n=5_000)
+    est = PrivateOnlineRegressor(epsilon=1.0, delta=1e-6, data_norm=data_norm, y_bound=y_bound,
+                                 horizon=5_000, random_state=0)
+    for k, lo in enumerate(range(0, 5_000, CHUNK), start=1):
+        est.partial_fit(X[lo:lo + CHUNK], y[lo:lo + CHUNK])
+        assert est.privacy_spent_.releases == k
+        assert est.privacy_spent_.epsilon <= 1.0 + 1e-9
+    assert est.batch_size_ == 50  # a horizon below 10,000 rows: rounds of 50
+    assert est.privacy_spent_.epsilon == pytest.approx(1.0, rel=1e-6)
+
+
+# ----------------------------------------------------------------- bad input
+def test_a_bad_chunk_names_the_problem_and_changes_nothing():
+    X, y, data_norm, y_bound = _regression(n=3_000)
+    est = PrivateOnlineRegressor(data_norm=data_norm, y_bound=y_bound, horizon=3_000,
+                                 random_state=0)
+    est.partial_fit(X[:1_000], y[:1_000])
+    coef, seen = est.coef_.copy(), est.n_samples_seen_
+    bad = X[1_000:2_000].copy()
+    bad[7, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.partial_fit(bad, y[1_000:2_000])
+    with pytest.raises(ValueError):
+        est.partial_fit(X[1_000:2_000, :3], y[1_000:2_000])  # wrong number of features
+    with pytest.raises(BudgetExhaustedError):
+        est.partial_fit(X[:2_500], y[:2_500])  # past the horizon
+    np.testing.assert_array_equal(est.coef_, coef)
+    assert est.n_samples_seen_ == seen
+    est.partial_fit(X[1_000:2_000], y[1_000:2_000])  # and the stream goes on
+    assert est.n_samples_seen_ == 2_000
+
+
+def test_switching_the_algorithm_mid_stream_is_refused():
+    X, y, data_norm, y_bound = _regression(n=2_000)
+    est = PrivateOnlineRegressor(data_norm=data_norm, y_bound=y_bound, random_state=0)
+    est.partial_fit(X[:1_000], y[:1_000])
+    est.set_params(algorithm="ftl")
+    with pytest.raises(ValueError, match="algorithm"):
+        est.partial_fit(X[1_000:], y[1_000:])
+
+
+# ----------------------------------------------------------------- audit
+# The canary's round holds one row: D has it with label -1, D' with +1, so
+# its Huber residual is clipped to +tau and -tau (residual_bound=1: tau = 1
+# here, the noise scales with it) and the leaf moves by exactly 2 L. The
+# released model's prediction at the canary is linear in the noisy prefix
+# sum: the strongest statistic. Claim epsilon = 2 as the other audits do.
+EPSILON, DELTA = 2.0, 1e-5
+
+
+def _audit(audit_runs, method="partial_fit", n=1, chunks=None, **extra):
+    X, y = np.zeros((n, 2)), np.zeros(n)
+    X[0, 0], y[0] = 1.0, -1.0
+    params = dict(epsilon=EPSILON, delta=DELTA, data_norm=1.0, y_bound=1.0,
+                  residual_bound=1.0, batch_size=1, horizon=n, fit_intercept=False,
+                  algorithm="auto" if method == "partial_fit" else "ftrl-momentum")
+    params.update(extra)
+    return lambda **kw: audit_estimator(
+        PrivateOnlineRegressor(**params), X, y, np.array([1.0, 0.0]), 1.0, method=method,
+        chunks=chunks, n_runs=audit_runs, **kw)
+
+
+@pytest.mark.parametrize("case", [
+    "one release", pytest.param("fit", marks=pytest.mark.slow),
+    pytest.param("continual release", marks=pytest.mark.slow)])
+def test_audit(case, audit_runs, weakened_noise):
+    if case == "one release":
+        run = _audit(audit_runs)
+    elif case == "fit":
+        run = _audit(audit_runs, method="fit")
+    else:  # 8 rounds, a release after each call (1, 1, 2, 4 rows): the canary in all
+        run = _audit(audit_runs, n=8, chunks=[1, 1, 2, 4])
+    honest = run()
+    assert honest.epsilon_claimed <= EPSILON + 1e-9
+    assert not honest.refuted, honest
+    with weakened_noise(0.1):  # deliberately broken: a tenth of the calibrated noise
+        cut = run(epsilon_claimed=EPSILON)
+    assert cut.refuted, cut

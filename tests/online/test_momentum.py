@@ -1,0 +1,206 @@
+"""DP-FTRL with heavy-ball momentum (skdpol.online._momentum, algorithm="ftrl-momentum")."""
+
+import math
+
+import numpy as np
+import pytest
+from dp_accounting import GaussianDpEvent, ZCDpEvent
+from dp_accounting.pld import PLDAccountant
+from dp_accounting.rdp import RdpAccountant
+
+from skdpol.accounting import epsilon_spent
+from skdpol.exceptions import BudgetExhaustedError
+from skdpol.losses import LogisticLoss, MultinomialLoss
+from skdpol.losses._linear import HuberLoss
+from skdpol.mechanisms import NoiseSpec
+from skdpol.online import make_stream
+from skdpol.online._momentum import (
+    CONSTANT,
+    MomentumFTRL,
+    _gradient_sum,
+    _margins,
+    momentum_round,
+)
+
+TAU = 0.125
+
+
+def _unit_rows(rng, n, d):
+    """Unit-space rows [u, 1], ||u|| <= 1 (some on the sphere)."""
+    U = rng.normal(size=(n, d)) / math.sqrt(d) * rng.uniform(0.2, 2.0, size=(n, 1))
+    U /= np.maximum(1.0, np.linalg.norm(U, axis=1, keepdims=True))
+    return np.hstack([U, np.ones((n, 1))])
+
+
+def _stream(loss=None, *, n_features=5, batch_size=10, horizon=20, epsilon=1.0, delta=1e-6,
+            sampler="float", mechanism="blt", seed=0, intercept=True):
+    loss = HuberLoss(TAU) if loss is None else loss
+    return make_stream(
+        "ftrl-momentum", loss=loss, n_features=n_features, radius=math.inf, alpha=0.0,
+        row_bound=math.sqrt(2.0) if intercept else 1.0, batch_size=batch_size,
+        horizon=horizon, epsilon=epsilon, delta=delta,
+        noise=NoiseSpec("gaussian" if delta > 0 else "laplace", sampler),
+        calibration="tight", feedback="full", rng=np.random.default_rng(seed),
+        mechanism=mechanism, intercept=intercept)
+
+
+# ----------------------------------------------------------------- sensitivity
+@pytest.mark.parametrize("loss, bound", [
+    (HuberLoss(TAU), TAU), (LogisticLoss(), 1.0), (MultinomialLoss(3), math.sqrt(2.0))])
+def test_a_replaced_row_moves_a_leaf_by_at_most_2L(loss, bound):
+    # the leaf of a round: the gradients on the rows [u, c] at any model;
+    # replacing one row (and its label) moves it by <= 2 L, L = |l'| R~
+    rng = np.random.default_rng(1)
+    d, b = 4, 12
+    scale = np.ones(d + 1)
+    scale[-1] = CONSTANT
+    L = bound * math.hypot(1.0, CONSTANT)
+    worst = 0.0
+
+    def labels(n):
+        if isinstance(loss, HuberLoss):
+            return rng.uniform(-1, 1, n)
+        if isinstance(loss, LogisticLoss):
+            return rng.choice([-1.0, 1.0], n)
+        return rng.integers(0, 3, n).astype(float)
+
+    for _ in range(1500):
+        X, y = _unit_rows(rng, b, d), labels(b)
+        W = rng.normal(scale=5.0, size=(loss.n_outputs, d + 1))  # any model: no ball
+        X2, y2 = X.copy(), y.copy()
+        X2[5], y2[5] = _unit_rows(rng, 1, d)[0], labels(1)[0]
+
+        def leaf(A, t):
+            return _gradient_sum(A, loss.derivative(_margins(A, W * scale), t)) * scale
+
+        worst = max(worst, np.linalg.norm(leaf(X, y) - leaf(X2, y2)) / (2 * L))
+    assert worst <= 1.0 + 1e-12
+    assert worst > 0.6  # the bound is approached (opposite clipped residuals)
+
+
+def test_the_algorithm_states_the_derived_bound():
+    algo = _stream()
+    assert algo.row_bound == pytest.approx(math.hypot(1.0, CONSTANT))
+    assert algo.lipschitz == pytest.approx(TAU * math.hypot(1.0, CONSTANT))
+    assert algo._tree.sensitivity == pytest.approx(2 * algo.lipschitz)
+    # the public step: b / (50 R~^2), nothing read from rows
+    assert algo.learning_rate == pytest.approx(10 / (50 * 1.25))
+    no_intercept = _stream(intercept=False)
+    assert no_intercept.row_bound == pytest.approx(1.0)
+    assert no_intercept.lipschitz == pytest.approx(TAU)
+
+
+# ----------------------------------------------------------------- calibration
+def test_the_blt_stream_is_one_gaussian_mechanism_pinned_against_dp_accounting():
+    algo = _stream(epsilon=1.0, delta=1e-6, sampler="float", horizon=40)
+    rng = np.random.default_rng(2)
+    X = _unit_rows(rng, 400, 4)
+    algo.learn(X, rng.uniform(-1, 1, 400))
+    event = algo.event()
+    assert isinstance(event, GaussianDpEvent)
+    m = event.noise_multiplier
+    accountant = PLDAccountant()
+    accountant.compose(GaussianDpEvent(m))
+    assert accountant.get_epsilon(1e-6) == pytest.approx(1.0, rel=1e-3)
+    assert epsilon_spent(event, 1e-6)[0] == pytest.approx(1.0, rel=1e-6)
+    # one budget for every release: fewer rounds cost no more
+    assert epsilon_spent(algo.event(1), 1e-6)[0] <= epsilon_spent(event, 1e-6)[0]
+
+
+def test_the_discrete_stream_is_zcdp_pinned_against_dp_accounting():
+    algo = _stream(epsilon=1.0, delta=1e-6, sampler="discrete", horizon=40)
+    event = algo.event(40)
+    assert isinstance(event, ZCDpEvent)
+    rdp = RdpAccountant()
+    rdp.compose(ZCDpEvent(event.rho))
+    # dp-accounting's RDP accountant on the same rho gives the same budget
+    assert rdp.get_epsilon(1e-6) == pytest.approx(1.0, rel=1e-3)
+    assert epsilon_spent(event, 1e-6)[0] == pytest.approx(1.0, rel=1e-6)
+
+
+def test_pure_dp_uses_the_tree_with_laplace_nodes():
+    algo = _stream(epsilon=2.0, delta=0.0, mechanism="tree", horizon=16)
+    assert epsilon_spent(algo.event(16), 0.0)[0] <= 2.0 + 1e-9
+
+
+def test_the_first_release_carries_the_calibrated_noise():
+    # zero rows: the leaf is 0, so theta_1 = -lr G_1 / b shows the noise of
+    # the first prefix sum, whose std is the mechanism's own (m x 2L x sens(C))
+    draws = []
+    for seed in range(600):
+        algo = _stream(batch_size=4, horizon=8, seed=seed)
+        algo.learn(np.zeros((4, 5)), np.zeros(4))
+        G = -algo.published[0] / algo._scale * algo.batch_size / algo.learning_rate
+        draws.append(G)
+    expected = float(algo._tree.noise_std_at(1)[0])
+    assert expected > 0
+    assert np.std(np.array(draws)) == pytest.approx(expected, rel=0.06)
+
+
+# ----------------------------------------------------------------- accuracy
+def test_without_noise_it_fits_the_huber_regression():
+    rng = np.random.default_rng(3)
+    X = _unit_rows(rng, 20_000, 4)
+    w = np.array([0.5, -0.4, 0.3, 0.0, 0.1])
+    y = np.clip(X @ w + rng.normal(scale=0.02, size=20_000), -1, 1)
+    algo = _stream(n_features=5, batch_size=100, horizon=200, epsilon=math.inf)
+    algo.learn(X, y)
+    assert np.linalg.norm(algo.published[0] - w) < 0.05
+
+
+def test_the_state_has_no_d_by_d_array():
+    d = 400
+    algo = _stream(n_features=d, batch_size=10, horizon=50)
+    rng = np.random.default_rng(4)
+    algo.learn(_unit_rows(rng, 100, d - 1), rng.uniform(-1, 1, 100))
+    sizes = [v.size for obj in (algo, algo._tree) for v in vars(obj).values()
+             if isinstance(v, np.ndarray)]
+    assert max(sizes) < 20 * d  # buffers x d at most, never d x d
+
+
+# ----------------------------------------------------------------- rounds and refusals
+def test_the_round_rule_reads_the_public_horizon_only():
+    assert momentum_round(None) == 100
+    assert momentum_round(50_000) == 100 and momentum_round(10_000) == 100
+    assert momentum_round(3_918) == 50
+
+
+def test_the_horizon_is_refused_before_anything_changes():
+    algo = _stream(batch_size=10, horizon=2)
+    rng = np.random.default_rng(5)
+    X = _unit_rows(rng, 30, 4)
+    with pytest.raises(BudgetExhaustedError):
+        algo.learn(X, np.zeros(30))
+    assert algo.n_rounds == 0 and algo._tree.n_leaves == 0
+
+
+def test_paper_calibration_is_refused_by_name():
+    from skdpol import PrivateOnlineRegressor
+    est = PrivateOnlineRegressor(algorithm="ftrl-momentum", noise_calibration="paper",
+                                 data_norm=1.0, y_bound=1.0, horizon=10)
+    with pytest.raises(ValueError, match="ftrl-momentum"):
+        est.partial_fit(np.zeros((10, 2)), np.zeros(10))
+    assert not hasattr(est, "coef_")
+
+
+def test_a_multinomial_stream_releases_one_row_per_class():
+    algo = _stream(MultinomialLoss(3), n_features=3, batch_size=5, horizon=4)
+    rng = np.random.default_rng(6)
+    algo.learn(_unit_rows(rng, 20, 2), rng.integers(0, 3, 20).astype(float))
+    assert algo.published.shape == (3, 3) and algo.n_rounds == 4
+    assert isinstance(algo, MomentumFTRL)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_the_round_products_take_sparse_rows_too(k):
+    # the estimators do not accept sparse input yet; the round's products are
+    # written with @ so that a scipy.sparse chunk gives the same numbers
+    from scipy import sparse
+    rng = np.random.default_rng(7)
+    X = _unit_rows(rng, 30, 6)
+    X[X < 0.1] = 0.0
+    W, D = rng.normal(size=(k, 7)), rng.normal(size=(30, k))
+    for form in (sparse.csr_matrix, sparse.csr_array):
+        S = form(X)
+        np.testing.assert_allclose(_margins(S, W), _margins(X, W), rtol=1e-12)
+        np.testing.assert_allclose(_gradient_sum(S, D), _gradient_sum(X, D), rtol=1e-12)
