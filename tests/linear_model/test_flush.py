@@ -68,10 +68,10 @@ def test_flush_learns_exactly_the_waiting_rows_and_accounts_for_them(kind, k):
 def test_flush_equals_one_round_of_every_row_for_sums():
     """PQFTL's leaves are sums: the final leaf of the 170 waiting rows makes
     exactly the sums of all 770 rows (no noise: epsilon = inf)."""
-    a, _ = _make("reg", batch_size=300, epsilon=np.inf)
+    a, _ = _make("reg", batch_size=300, epsilon=np.inf, algorithm="ftl")
     X, y = _stream(a, {}, "reg")
     a.flush()
-    b, _ = _make("reg", batch_size=770, epsilon=np.inf)
+    b, _ = _make("reg", batch_size=770, epsilon=np.inf, algorithm="ftl")
     b.partial_fit(X, y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-9)
     np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-9, atol=1e-12)
