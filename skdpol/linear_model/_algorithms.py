@@ -17,7 +17,8 @@ from ..losses._linear import HuberLoss
 from ..mechanisms import NoiseSpec, family_for
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
-from ..online._registry import ALGORITHMS, AUTO, algorithm_names
+from ..online._factory import ONE_ROUND_FIT
+from ..online._registry import ALGORITHMS, AUTO, algorithm_names, auto_stream
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
 # one gradient step; 512 was the measured best fixed size on the generated
@@ -90,9 +91,11 @@ class AlgorithmBuilderMixin:
         ``algorithm_``."""
         if self.algorithm != "auto":
             return self.algorithm
-        streaming, one_release, pure_or_paper = AUTO[self._kind]
-        if stream:
-            return streaming
+        _, one_release, pure_or_paper = AUTO[self._kind]
+        if stream:  # by the public width of the rows (unknown before the first chunk)
+            d = self.__dict__.get("n_features_in_")
+            return auto_stream(self._kind, None if d is None else d + self.fit_intercept,
+                               self.noise_calibration)
         if self.delta == 0 or self.noise_calibration == "paper":
             return pure_or_paper
         return one_release
@@ -151,7 +154,8 @@ class AlgorithmBuilderMixin:
         return dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
                     row_bound=units.row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
-                    calibration=self.noise_calibration, feedback=self.feedback)
+                    calibration=self.noise_calibration, feedback=self.feedback,
+                    intercept=units.intercept)
 
     def _start_gradient_stream(self, stream, loss, n_columns):
         """Build ``stream``'s gradient-family algorithm
@@ -167,7 +171,7 @@ class AlgorithmBuilderMixin:
         (:func:`skdpol.online.fit_once`); a stream it ran stays ``stream``'s
         algorithm (MI-OGD's bound reads it)."""
         algorithm = self._algorithm_for(stream=False)
-        if ALGORITHMS[algorithm].family == "noisy-gd":
+        if ALGORITHMS[algorithm].family in ONE_ROUND_FIT:
             batch_size = Xa.shape[0]  # one round of every row
         # pad the last round with zero rows (label 0): a zero row has a zero
         # gradient under every loss here and belongs to no one, so the
@@ -179,7 +183,7 @@ class AlgorithmBuilderMixin:
         W, event, ran = fit_once(
             algorithm, Xa, ya,
             **self._algorithm_params(stream.units, loss, Xa.shape[1], batch_size, False),
-            rng=self._rng)
+            rng=self._rng, mechanism=self._mechanism)
         if ran is not None:
             stream.algorithm = ran
         return W, event

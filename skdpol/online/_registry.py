@@ -40,6 +40,18 @@ CLASSIFIER_ALPHA = 0.01
 # CLASSIFIER_ALPHA back.
 FTRL_ALPHA_SCALE = 0.7
 
+# the classifier's "ls" (least squares on coded labels): a per-row ridge added
+# to the ridge from the public noise level, only so that epsilon = inf and a
+# singular Gram stay defined (the prototype's value; docs/benchmarks/classifier_stream.md)
+LS_ALPHA = 1e-6
+# "auto" picks "ls" for a classifier stream of at most this many unit-space
+# columns (d + 1 with the intercept), "ftrl" above: "ls" keeps d x d sums (and
+# the BLT's buffers of them) and solves a d x d eigenproblem per release, so
+# its memory grows like d^2 and its time per call like d^3 where ftrl's are
+# linear in d. Measured (docs/benchmarks/classifier_stream.md): at d = 2,000
+# a call of 1,000 rows costs ~X s and the state ~Y MB.
+LS_AUTO_MAX_FEATURES = 2_000
+
 # the regressor's default alpha for most algorithms, the classifier's for most
 _ALPHA = {REGRESSOR: REGRESSOR_ALPHA, CLASSIFIER: CLASSIFIER_ALPHA}
 # noisy GD: unpenalised for both (its finite number of steps regularises; a
@@ -62,7 +74,7 @@ class AlgorithmSpec:
     family : str
         How :func:`~skdpol.online.make_stream` builds it: "pqftl" (built by
         the estimator), "noisy-gd", "output-perturbation", "prefix-sum",
-        "mutual-information".
+        "mutual-information", "least-squares".
     estimators : frozenset of str
         The estimator kinds ("regressor", "classifier") that accept the name.
     needs_delta : bool, default=False
@@ -88,7 +100,8 @@ class AlgorithmSpec:
         ``min(alpha, scale / sqrt(n))``.
     loss : dict
         Per estimator kind: "squared", "huber" (noisy GD's clipped
-        residuals) or "logistic" (binary or multinomial by the classes).
+        residuals) or "logistic" (binary or multinomial by the classes; for
+        "ls", the loss its least squares approximates to second order).
     lazy_rows : frozenset of str, default=frozenset()
         Estimator kinds whose rows for this algorithm stay uncopied
         (:class:`~skdpol.linear_model._rows.UnitRows`: rounds that only take
@@ -167,10 +180,34 @@ ALGORITHMS = {spec.name: spec for spec in (
         "noisy-gd", GRADIENT, "noisy-gd", _BOTH, loss={REGRESSOR: "huber", CLASSIFIER: "logistic"},
         alpha=_NO_PENALTY, needs_delta=True, paper="it is not a seed algorithm",
         auto_round={REGRESSOR: "call"}, one_release="stream"),
+    AlgorithmSpec(
+        "ls", SUFFICIENT_STATISTIC, "least-squares", frozenset({CLASSIFIER}),
+        loss={CLASSIFIER: "logistic"}, alpha={CLASSIFIER: LS_ALPHA},
+        paper="it is not a seed algorithm", auto_round={CLASSIFIER: "call"},
+        one_release="stream"),
 )}
 
 # "auto" per estimator kind: (stream, fit, fit with delta=0 or the paper calibration)
-AUTO = {REGRESSOR: ("ftl", "noisy-gd", "ftl"), CLASSIFIER: ("ftrl", "noisy-gd", "igd")}
+AUTO = {REGRESSOR: ("ftl", "noisy-gd", "ftl"), CLASSIFIER: ("ls", "noisy-gd", "igd")}
+# the stream of "auto" where AUTO's is not defined or too wide: (name, max
+# unit-space columns of AUTO's stream, or None). The classifier's "ls" has no
+# paper calibration and keeps d x d sums (LS_AUTO_MAX_FEATURES).
+AUTO_STREAM_FALLBACK = {CLASSIFIER: ("ftrl", LS_AUTO_MAX_FEATURES)}
+
+
+def auto_stream(estimator, n_columns, calibration):
+    """The stream ``algorithm="auto"`` runs for ``estimator`` (a kind) on rows of
+    ``n_columns`` unit-space columns (None: not known yet) under the noise
+    ``calibration``: public quantities only."""
+    name = AUTO[estimator][0]
+    fallback = AUTO_STREAM_FALLBACK.get(estimator)
+    if fallback is None:
+        return name
+    other, max_columns = fallback
+    too_wide = n_columns is not None and max_columns is not None and n_columns > max_columns
+    if too_wide or (calibration == "paper" and ALGORITHMS[name].paper is not None):
+        return other
+    return name
 
 GRADIENT_ALGORITHMS = tuple(name for name, spec in ALGORITHMS.items() if spec.kind == GRADIENT)
 
