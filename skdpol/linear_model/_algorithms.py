@@ -93,8 +93,7 @@ class AlgorithmBuilderMixin:
             return self.algorithm
         _, one_release, pure_or_paper = AUTO[self._kind]
         if stream:  # by the public width of the rows (unknown before the first chunk)
-            d = self.__dict__.get("n_features_in_")
-            return auto_stream(self._kind, None if d is None else d + self.fit_intercept,
+            return auto_stream(self._kind, self.__dict__.get("n_features_in_"),
                                self.noise_calibration)
         if self.delta == 0 or self.noise_calibration == "paper":
             return pure_or_paper

@@ -44,13 +44,15 @@ FTRL_ALPHA_SCALE = 0.7
 # to the ridge from the public noise level, only so that epsilon = inf and a
 # singular Gram stay defined (the prototype's value; docs/benchmarks/classifier_stream.md)
 LS_ALPHA = 1e-6
-# "auto" picks "ls" for a classifier stream of at most this many unit-space
-# columns (d + 1 with the intercept), "ftrl" above: "ls" keeps d x d sums (and
-# the BLT's buffers of them) and solves a d x d eigenproblem per release, so
-# its memory grows like d^2 and its time per call like d^3 where ftrl's are
-# linear in d. Measured (docs/benchmarks/classifier_stream.md): at d = 2,000
-# a call of 1,000 rows costs ~X s and the state ~Y MB.
-LS_AUTO_MAX_FEATURES = 2_000
+# "auto" picks "ls" for a classifier stream of at most this many features
+# (n_features_in_, public), "ftrl" above: "ls" keeps d x d sums (and the BLT's
+# buffers of them) and solves a d x d eigenproblem per release, so its memory
+# grows like d^2 and its time per call like d^3, where ftrl's are linear in d.
+# Measured for one call of 1,000 rows, one BLAS thread
+# (docs/benchmarks/classifier_stream.md): d = 300: 0.05 s, 14 MB traced;
+# d = 1,000: 0.7 s, 134 MB; d = 2,000: 4.9 s, 520 MB (ftrl: 0.01 s, 1 MB).
+# 1,000 keeps a call under a second and the state near 100 MB.
+LS_AUTO_MAX_FEATURES = 1_000
 
 # the regressor's default alpha for most algorithms, the classifier's for most
 _ALPHA = {REGRESSOR: REGRESSOR_ALPHA, CLASSIFIER: CLASSIFIER_ALPHA}
@@ -189,25 +191,29 @@ ALGORITHMS = {spec.name: spec for spec in (
 
 # "auto" per estimator kind: (stream, fit, fit with delta=0 or the paper calibration)
 AUTO = {REGRESSOR: ("ftl", "noisy-gd", "ftl"), CLASSIFIER: ("ls", "noisy-gd", "igd")}
-# the stream of "auto" where AUTO's is not defined or too wide: (name, max
-# unit-space columns of AUTO's stream, or None). The classifier's "ls" has no
-# paper calibration and keeps d x d sums (LS_AUTO_MAX_FEATURES).
+# the stream of "auto" where AUTO's is not defined or too wide: (name, most
+# features a sufficient-statistic AUTO stream takes, or None). The classifier's "ls" has no paper
+# calibration and keeps d x d sums (LS_AUTO_MAX_FEATURES). To go back to
+# "ftrl" everywhere, set AUTO's classifier stream to "ftrl".
 AUTO_STREAM_FALLBACK = {CLASSIFIER: ("ftrl", LS_AUTO_MAX_FEATURES)}
 
 
-def auto_stream(estimator, n_columns, calibration):
+def auto_stream(estimator, n_features, calibration):
     """The stream ``algorithm="auto"`` runs for ``estimator`` (a kind) on rows of
-    ``n_columns`` unit-space columns (None: not known yet) under the noise
+    ``n_features`` features (None: not known yet) under the noise
     ``calibration``: public quantities only."""
     name = AUTO[estimator][0]
     fallback = AUTO_STREAM_FALLBACK.get(estimator)
     if fallback is None:
         return name
-    other, max_columns = fallback
-    too_wide = n_columns is not None and max_columns is not None and n_columns > max_columns
+    other, max_features = fallback
+    # the width rule is for d x d state only (a first-order AUTO ignores it)
+    too_wide = (ALGORITHMS[name].kind == SUFFICIENT_STATISTIC and n_features is not None
+                and max_features is not None and n_features > max_features)
     if too_wide or (calibration == "paper" and ALGORITHMS[name].paper is not None):
         return other
     return name
+
 
 GRADIENT_ALGORITHMS = tuple(name for name, spec in ALGORITHMS.items() if spec.kind == GRADIENT)
 
