@@ -143,16 +143,50 @@ def width_lines(widths, n_calls=3):
     return lines
 
 
+def scale_lines(names, n_seeds, scales=(2.0, 2.8, 3.0, 4.0)):
+    """Test log loss of sigmoid(a s) for the +-1 least-squares score s of one
+    "ls" pass (the published score divided by LOGIT_SCALE), and of the clipped
+    linear probability model (1 + s) / 2: what sets LOGIT_SCALE."""
+    from scipy.special import expit
+
+    from skdpol.online._lsq import LOGIT_SCALE
+    header = ["table, eps"] + [f"a = {a:g}" for a in scales] + ["(1 + s) / 2 in [0.01, 0.99]"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name in names:
+        table = load(name)
+        for eps in (1.0, math.inf):
+            rows = []
+            for seed in range(n_seeds):
+                Xtr, ytr, Xte, yte = split(name, table, seed)
+                est = PrivateOnlineLogistic(epsilon=eps, delta=DELTA, data_norm=table["data_norm"],
+                                            random_state=seed, horizon=Xtr.shape[0],
+                                            algorithm="ls")
+                for lo in range(0, Xtr.shape[0], CHUNK):
+                    est.partial_fit(Xtr[lo:lo + CHUNK], ytr[lo:lo + CHUNK], classes=[0, 1])
+                s = est.decision_function(Xte) / LOGIT_SCALE
+                rows.append([log_loss(yte, np.clip(expit(a * s), 1e-12, 1 - 1e-12))
+                             for a in scales] + [log_loss(yte, np.clip((1 + s) / 2, 0.01, 0.99))])
+            rows = np.array(rows)
+            lines.append("| " + " | ".join([f"{name}, {eps:g}"] + [cell(c) for c in rows.T]) + " |")
+            print(lines[-1], flush=True)
+    return lines
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=2)
     p.add_argument("--tables", default="credit,adult")
     p.add_argument("--width", default="", help="comma list of widths: time one call instead")
+    p.add_argument("--scales", action="store_true",
+                   help="log loss of the candidate logit scales of 'ls' instead")
     p.add_argument("--out", help="write the markdown here")
     args = p.parse_args()
     cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python "
            "benchmarks/bench_classifier_stream.py " + " ".join(sys.argv[1:]))
-    if args.width:
+    if args.scales:
+        lines = [f"Produced by `{cmd}`.", "", *machine_lines(), "",
+                 *scale_lines(args.tables.split(","), args.seeds)]
+    elif args.width:
         lines = [f"Produced by `{cmd}`.", "", *machine_lines(), "",
                  *width_lines([int(w) for w in args.width.split(",")])]
     else:
