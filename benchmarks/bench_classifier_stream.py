@@ -96,7 +96,7 @@ METHODS = [  # (label, how, params, epsilons)
 
 
 def cell(values):
-    if not values:
+    if len(values) == 0:
         return ""
     return f"{np.median(values):.3f} [{min(values):.3f}, {max(values):.3f}]"
 

@@ -41,8 +41,9 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
       solved at every release with a ridge set from the public noise level.
       Its scores are scaled to the logistic scale (a fixed public factor),
       so ``predict_proba`` is the usual sigmoid / softmax. d x d state.
-      One pass over Adult at epsilon = 1: accuracy 0.847 against 0.839
-      for "ftrl" and 0.852 for ``fit``. ``fit`` with "ls" releases the sums
+      One pass over Adult in chunks of 1,000 at epsilon = 1: accuracy
+      0.846 against 0.839 for "ftrl" and 0.854 for ``fit`` (medians of 5
+      seeds, docs/benchmarks/classifier_stream.md). ``fit`` with "ls" releases the sums
       of every row once.
     * ``"noisy-gd"``: full-batch noisy gradient descent (Nesterov momentum)
       on the unpenalised loss, K Gaussian steps composed with

@@ -81,16 +81,16 @@ surrogate of log(1 + e^(-s)), a0 + a1 s + a2 s^2, has the minimiser
 expansion at 0 (a1 = -1/2, a2 = 1/8) gives 2, the slope of the linear
 probability model p = (1 + s) / 2 at p = 1/2; but least squares flattens the
 scores of confident rows, and the Chebyshev interpolant on [-4, 4] (logit
-scores of probabilities 0.018-0.982) gives LOGIT_SCALE = 2.80. Measured on
-the test rows of credit default and Adult (one pass, epsilon 1, seed 0):
-log loss 0.458 / 0.378 with 2, 0.458 / 0.340 with 3, 0.497 / 0.334 with 4
-(credit / Adult; docs/benchmarks/classifier_stream.md); the linear probability model clipped to
-[0.01, 0.99] gives 0.460 / 0.344 but is not a linear model. For k classes
-the multinomial loss expanded at 0 gives W_logit = k W_LS on the {0, 1}^k
-coding, up to a vector shared by the classes (which softmax ignores); the
-same correction gives LOGIT_SCALE k / 2, which for k = 2 is the binary
-model's (s_1 - s_0 = LOGIT_SCALE times the +-1 score). Positive scalings
-change no decision and no AUC.
+scores of probabilities 0.018-0.982) gives LOGIT_SCALE = 2.80. Test log
+loss of one pass at epsilon = 1, medians of 5 seeds, credit default / Adult
+(docs/benchmarks/classifier_stream.md): 0.457 / 0.382 with 2, 0.450 / 0.349
+with 2.8, 0.453 / 0.345 with 3, 0.491 / 0.339 with 4; the linear probability
+model clipped to [0.01, 0.99] gives 0.452 / 0.348 but is not a linear
+model. For k classes the multinomial loss expanded at 0 gives
+W_logit = k W_LS on the {0, 1}^k coding, up to a vector shared by the
+classes (which softmax ignores); the same correction gives LOGIT_SCALE k / 2,
+which for k = 2 is the binary model's (s_1 - s_0 = LOGIT_SCALE times the
++-1 score). Positive scalings change no decision and no AUC.
 """
 
 import copy
