@@ -153,6 +153,11 @@ def test_the_ridge_is_set_by_the_public_noise_level():
     ridge = NOISE_RIDGE * math.sqrt(10.0) * 0.7 + 100 * 1e-3
     expected = Q @ np.diag(1.0 / (np.maximum(lam, 0) + ridge)) @ Q.T @ U
     np.testing.assert_allclose(noise_level_ridge(V, U, 100, 0.7, 1e-3), expected, rtol=1e-10)
+    # positive definite: the Cholesky shortcut gives the same solution
+    P = B @ B.T + 0.1 * np.eye(5)
+    lam, Q = np.linalg.eigh(P)
+    expected = Q @ np.diag(1.0 / (lam + ridge)) @ Q.T @ U
+    np.testing.assert_allclose(noise_level_ridge(P, U, 100, 0.7, 1e-3), expected, rtol=1e-9)
 
 
 def test_binary_and_two_class_one_hot_give_the_same_scores():
