@@ -6,8 +6,9 @@ delta = 1e-6, public preprocessing from the shipped schemas
 (``skdpol.datasets.table_schema``, ``skdpol.preprocessing.from_schema``). Adult uses the
 file's split (the seed changes only the noise), credit default a random 80/20 split per
 seed. Besides the decision metric (AUC or accuracy), the test log loss shows what
-``predict_proba`` is worth. ``--width`` times one call at growing widths (the
-``algorithm="auto"`` threshold) instead.
+``predict_proba`` is worth. Instead: ``--width`` times one call at growing widths
+(the ``algorithm="auto"`` threshold), ``--speed`` the rows per second of a pass
+against ``SGDClassifier``, ``--scales`` the log loss of candidate logit scales.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_classifier_stream.py \\
         --seeds 5 --out docs/benchmarks/classifier_stream.md
@@ -172,18 +173,52 @@ def scale_lines(names, n_seeds, scales=(2.0, 2.8, 3.0, 4.0)):
     return lines
 
 
+def speed_lines(widths, n=200_000, chunk=10_000, repeats=3):
+    """Rows per second of one pass (chunks of 10,000, one BLAS thread) of "ls",
+    "ftrl" and SGDClassifier, interleaved; the ratios are of medians."""
+    from threadpoolctl import threadpool_limits
+    lines = ["| d | ls rows/s | ftrl rows/s | SGDClassifier rows/s | ls / SGD | ftrl / SGD |",
+             "|---|---|---|---|---|---|"]
+    rng = np.random.default_rng(0)
+    for d in widths:
+        X = rng.normal(size=(n, d)) / math.sqrt(d)
+        y = (X @ rng.normal(size=d) > 0).astype(int)
+        seconds = {}
+        for _ in range(repeats):
+            for name in ("ls", "ftrl", "sgd"):
+                est = (SGDClassifier() if name == "sgd" else PrivateOnlineLogistic(
+                    epsilon=1.0, delta=DELTA, data_norm=1.5, horizon=n, random_state=0,
+                    algorithm=name))
+                with threadpool_limits(1), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    t0 = time.perf_counter()
+                    for lo in range(0, n, chunk):
+                        est.partial_fit(X[lo:lo + chunk], y[lo:lo + chunk], classes=[0, 1])
+                    seconds.setdefault(name, []).append(time.perf_counter() - t0)
+        med = {k: float(np.median(v)) for k, v in seconds.items()}
+        lines.append(f"| {d} | {n / med['ls']:,.0f} | {n / med['ftrl']:,.0f} | "
+                     f"{n / med['sgd']:,.0f} | {med['sgd'] / med['ls']:.2f}x | "
+                     f"{med['sgd'] / med['ftrl']:.2f}x |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=2)
     p.add_argument("--tables", default="credit,adult")
     p.add_argument("--width", default="", help="comma list of widths: time one call instead")
+    p.add_argument("--speed", default="", help="comma list of widths: throughput instead")
     p.add_argument("--scales", action="store_true",
                    help="log loss of the candidate logit scales of 'ls' instead")
     p.add_argument("--out", help="write the markdown here")
     args = p.parse_args()
     cmd = ("OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python "
            "benchmarks/bench_classifier_stream.py " + " ".join(sys.argv[1:]))
-    if args.scales:
+    if args.speed:
+        lines = [f"Produced by `{cmd}`.", "", *machine_lines(), "",
+                 *speed_lines([int(w) for w in args.speed.split(",")])]
+    elif args.scales:
         lines = [f"Produced by `{cmd}`.", "", *machine_lines(), "",
                  *scale_lines(args.tables.split(","), args.seeds)]
     elif args.width:
