@@ -19,13 +19,15 @@ from skdpol.preprocessing import PrivateStandardScaler, PublicRangeScaler
 ESTIMATORS = [
     PrivateOnlineRegressor(),  # defaults: bounds read off the data (warns)
     PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0, delta=0.0),  # pure DP path
-    PrivateOnlineLogistic(),  # defaults (FTAL; fit = POL); warns about bounds and classes
+    PrivateOnlineLogistic(),  # defaults (ls stream; fit = noisy GD); warns about bounds and classes
+    PrivateOnlineLogistic(data_norm=5.0, algorithm="ftrl"),  # the first-order stream
     PrivateOnlineLogistic(data_norm=5.0, delta=0.0, batch_size=1),  # pure DP, per-row
     PrivateOnlineLogistic(data_norm=5.0, algorithm="igd"),
     PrivateOnlineLogistic(data_norm=5.0, algorithm="mi-ogd"),
     # DP-FTRL with momentum (the regressor's default stream), explicitly: fit and streams
     PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0, algorithm="ftrl-momentum"),
     PrivateOnlineLogistic(data_norm=5.0, algorithm="ftrl-momentum"),
+    PrivateOnlineLogistic(data_norm=5.0, algorithm="ls"),  # its fit: one release of the sums
     # the hardened sampling path
     PrivateOnlineRegressor(data_norm=5.0, y_bound=5.0, noise_sampler="discrete"),
     PrivateOnlineLogistic(data_norm=5.0, noise_sampler="discrete"),

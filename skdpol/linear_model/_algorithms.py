@@ -17,8 +17,9 @@ from ..losses._linear import HuberLoss
 from ..mechanisms import NoiseSpec, family_for
 from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
+from ..online._factory import ONE_ROUND_FIT
 from ..online._momentum import momentum_round
-from ..online._registry import ALGORITHMS, AUTO, algorithm_names
+from ..online._registry import ALGORITHMS, AUTO, algorithm_names, auto_stream
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
 # one gradient step; 512 was the measured best fixed size on the generated
@@ -91,10 +92,11 @@ class AlgorithmBuilderMixin:
         ``algorithm_``. Public parameters only."""
         if self.algorithm != "auto":
             return self.algorithm
-        streaming, one_release, pure_or_paper, streaming_pure_or_paper = AUTO[self._kind]
+        _, one_release, pure_or_paper, _ = AUTO[self._kind]
         pure_or_paper_terms = self.delta == 0 or self.noise_calibration == "paper"
-        if stream:
-            return streaming_pure_or_paper if pure_or_paper_terms else streaming
+        if stream:  # also by the public width of the rows (unknown before the first chunk)
+            return auto_stream(self._kind, self.__dict__.get("n_features_in_"),
+                               self.noise_calibration, pure=self.delta == 0)
         return pure_or_paper if pure_or_paper_terms else one_release
 
     def _check_algorithm(self, stream=True):
@@ -155,7 +157,8 @@ class AlgorithmBuilderMixin:
         return dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
                     row_bound=units.row_bound, batch_size=batch_size,
                     epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
-                    calibration=self.noise_calibration, feedback=self.feedback)
+                    calibration=self.noise_calibration, feedback=self.feedback,
+                    intercept=units.intercept)
 
     def _start_gradient_stream(self, stream, loss, n_columns):
         """Build ``stream``'s gradient-family algorithm
@@ -164,8 +167,7 @@ class AlgorithmBuilderMixin:
         stream.algorithm = make_stream(
             self._algorithm_for(stream=True),
             **self._algorithm_params(stream.units, loss, n_columns, stream.batch_size, True),
-            horizon=self._rounds(stream.batch_size), rng=self._rng, mechanism=self._mechanism,
-            intercept=self.fit_intercept)
+            horizon=self._rounds(stream.batch_size), rng=self._rng, mechanism=self._mechanism)
 
     def _fit_gradient(self, stream, loss, Xa, ya, batch_size):
         """``fit``'s one release of the gradient family
@@ -173,7 +175,7 @@ class AlgorithmBuilderMixin:
         algorithm (MI-OGD's bound reads it)."""
         algorithm = self._algorithm_for(stream=False)
         spec = ALGORITHMS[algorithm]
-        if spec.family == "noisy-gd":
+        if spec.family in ONE_ROUND_FIT:
             batch_size = Xa.shape[0]  # one round of every row
         elif spec.auto_round.get(self._kind) == "momentum" and self.batch_size == "auto":
             batch_size = momentum_round(Xa.shape[0])  # the stream's rounds, over all rows
@@ -187,7 +189,7 @@ class AlgorithmBuilderMixin:
         W, event, ran = fit_once(
             algorithm, Xa, ya,
             **self._algorithm_params(stream.units, loss, Xa.shape[1], batch_size, False),
-            rng=self._rng, mechanism=self._mechanism, intercept=self.fit_intercept)
+            rng=self._rng, mechanism=self._mechanism)
         if ran is not None:
             stream.algorithm = ran
         return W, event

@@ -16,7 +16,9 @@ Two kinds behind one interface (:class:`LinearStream`):
 * :class:`GradientStream`: the gradient family (and the kernel model's
   algorithms, whose shell maps its rows by the public feature map): rows
   mapped (copied, or uncopied :class:`~skdpol.linear_model._rows.UnitRows`),
-  labels mapped, then the algorithm's ``learn``.
+  labels mapped, then the algorithm's ``learn``. The classifier's "ls"
+  (:mod:`skdpol.online._lsq`, a sufficient-statistic algorithm) takes the
+  same path: it sums copied unit rows and encoded labels in rounds.
 
 The stream object, its algorithm and the estimator's generator are the
 curator state (:data:`skdpol.utils._state.LIVE_STATE`): deep-copied together

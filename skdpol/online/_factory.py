@@ -4,11 +4,15 @@ from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
 from ._ftal import PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
+from ._lsq import PrivateLeastSquaresClassifier
 from ._mi_ogd import MutualInformationOGD
 from ._momentum import MomentumFTRL
 from ._noisy_gd import MOMENTUM, NoisyGradientDescent, gradient_schedule, round_event
 from ._pocp import OutputPerturbation, offline_release
 from ._registry import ALGORITHMS, GRADIENT_ALGORITHMS  # noqa: F401  (re-exported)
+
+# families whose fit is one round of every row (one release of that round)
+ONE_ROUND_FIT = frozenset({"noisy-gd", "least-squares"})
 
 
 def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilon, delta,
@@ -36,17 +40,32 @@ def _base(algorithm, common, rng):
     return ProjectedGD(**common, rng=rng)
 
 
+def _least_squares(*, loss, n_features, alpha, batch_size, horizon, epsilon, delta, noise,
+                   intercept, rng, mechanism):
+    """The classifier's least-squares stream (:mod:`._lsq`): its sums through
+    one prefix-sum mechanism, calibrated to (epsilon, delta) for every release."""
+    spec = NoiseSpec.calibrated(
+        epsilon, delta, family=noise.family, sampler=noise.sampler,
+        make_event=lambda m: prefix_sum_event(mechanism, horizon=horizon,
+                                              noise=noise.with_multiplier(m)))
+    return PrivateLeastSquaresClassifier(
+        n_features=n_features, n_outputs=loss.n_outputs, alpha=alpha, batch_size=batch_size,
+        horizon=horizon, noise=spec, rng=rng, intercept=intercept is not None,
+        mechanism=mechanism)
+
+
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
-                mechanism="tree", intercept=False):
+                mechanism="tree", intercept=None):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
     and sampler (its multiplier is not used): every algorithm gets the spec
     :meth:`NoiseSpec.calibrated` returns for its own mechanism.
     ``mechanism`` picks the prefix sums' release of ftal / ftrl ("tree" or
-    "blt"). ``intercept``: the rows' last column is the constant 1 (read by
-    "ftrl-momentum", which moves it to 0.5 internally).
+    "blt"). ``intercept``: the value of the rows' constant column (None:
+    no intercept), read by "ls" and "ftrl-momentum" (which moves it to 0.5
+    internally).
     """
     family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
@@ -55,6 +74,12 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         del calibration, feedback  # one calibration; full gradients
         common.pop("radius")  # unconstrained: its gradients are bounded everywhere
         return _noisy_gd(**common, epsilon=epsilon, delta=delta, noise=noise, rng=rng)
+    if family == "least-squares":
+        del calibration, feedback, radius, row_bound  # refused / not read / its own R
+        return _least_squares(loss=loss, n_features=n_features, alpha=alpha,
+                              batch_size=batch_size, horizon=horizon, epsilon=epsilon,
+                              delta=delta, noise=noise, intercept=intercept, rng=rng,
+                              mechanism=mechanism)
     if family == "output-perturbation":
         return OutputPerturbation(_base(algorithm, common, rng), epsilon=epsilon,
                                   delta=delta, noise=noise, calibration=calibration, rng=rng)
@@ -75,7 +100,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
             make_event=lambda m: prefix_sum_event(mechanism, horizon=horizon,
                                                   noise=noise.with_multiplier(m)))
         common.pop("radius")  # unconstrained: its gradients are bounded everywhere
-        return MomentumFTRL(**common, noise=spec, rng=rng, intercept=intercept,
+        return MomentumFTRL(**common, noise=spec, rng=rng, intercept=intercept is not None,
                             mechanism=mechanism)
     if family == "mutual-information":
         spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
@@ -84,10 +109,11 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
-             epsilon, delta, noise, calibration, feedback, rng, mechanism="tree",
-             intercept=False):
+             epsilon, delta, noise, calibration, feedback, rng, intercept=None,
+             mechanism="tree"):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
-    one round of K noisy full-batch steps for noisy-gd, one pass of the
+    one round of K noisy full-batch steps for noisy-gd, one noisy copy of
+    the sums of every row for ls (a prefix sum of one leaf), one pass of the
     stream (its last model) for mi-ogd and ftrl-momentum (``X`` holds whole
     rounds: the planned horizon is ``len(X) // batch_size`` rounds, and
     ``mechanism`` releases its prefix sums).
@@ -98,16 +124,15 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     spec = ALGORITHMS[algorithm]
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=None)
-    if spec.family == "noisy-gd":  # one round of every row: K noisy steps
+    if spec.family in ONE_ROUND_FIT:  # one round of every row (noisy GD: K noisy steps)
         common["batch_size"] = X.shape[0]
         common["horizon"] = 1
-    extra = {}
     if spec.family == "momentum":  # a known horizon: the BLT of that many rounds
         common["horizon"] = X.shape[0] // batch_size
-        extra = dict(mechanism=mechanism, intercept=intercept)
     if spec.one_release == "stream":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
-                             calibration=calibration, feedback=feedback, rng=rng, **extra)
+                             calibration=calibration, feedback=feedback, rng=rng,
+                             intercept=intercept, mechanism=mechanism)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
     base = _base("giga" if spec.one_release == "averaged" else "igd", common, rng)

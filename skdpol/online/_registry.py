@@ -40,6 +40,20 @@ CLASSIFIER_ALPHA = 0.01
 # CLASSIFIER_ALPHA back.
 FTRL_ALPHA_SCALE = 0.7
 
+# the classifier's "ls" (least squares on coded labels): a per-row ridge added
+# to the ridge from the public noise level, only so that epsilon = inf and a
+# singular Gram stay defined (the prototype's value; docs/benchmarks/classifier_stream.md)
+LS_ALPHA = 1e-6
+# "auto" picks "ls" for a classifier stream of at most this many features
+# (n_features_in_, public), "ftrl" above: "ls" keeps d x d sums (and the BLT's
+# buffers of them) and solves a d x d eigenproblem per release, so its memory
+# grows like d^2 and its time per call like d^3, where ftrl's are linear in d.
+# Measured for one call of 1,000 rows, one BLAS thread
+# (docs/benchmarks/classifier_stream.md): d = 300: 0.05 s, 14 MB traced;
+# d = 1,000: 0.7 s, 134 MB; d = 2,000: 4.9 s, 520 MB (ftrl: 0.01 s, 1 MB).
+# 1,000 keeps a call under a second and the state near 100 MB.
+LS_AUTO_MAX_FEATURES = 1_000
+
 # the regressor's default alpha for most algorithms, the classifier's for most
 _ALPHA = {REGRESSOR: REGRESSOR_ALPHA, CLASSIFIER: CLASSIFIER_ALPHA}
 # noisy GD: unpenalised for both (its finite number of steps regularises; a
@@ -62,7 +76,7 @@ class AlgorithmSpec:
     family : str
         How :func:`~skdpol.online.make_stream` builds it: "pqftl" (built by
         the estimator), "noisy-gd", "output-perturbation", "prefix-sum",
-        "mutual-information".
+        "mutual-information", "least-squares".
     estimators : frozenset of str
         The estimator kinds ("regressor", "classifier") that accept the name.
     needs_delta : bool, default=False
@@ -89,7 +103,8 @@ class AlgorithmSpec:
         ``min(alpha, scale / sqrt(n))``.
     loss : dict
         Per estimator kind: "squared", "huber" (noisy GD's clipped
-        residuals) or "logistic" (binary or multinomial by the classes).
+        residuals) or "logistic" (binary or multinomial by the classes; for
+        "ls", the loss its least squares approximates to second order).
     lazy_rows : frozenset of str, default=frozenset()
         Estimator kinds whose rows for this algorithm stay uncopied
         (:class:`~skdpol.linear_model._rows.UnitRows`: rounds that only take
@@ -182,6 +197,11 @@ ALGORITHMS = {spec.name: spec for spec in (
         paper="it is not a seed algorithm",
         auto_round={REGRESSOR: "momentum", CLASSIFIER: "momentum"},
         lazy_rows=_BOTH, one_release="stream"),
+    AlgorithmSpec(
+        "ls", SUFFICIENT_STATISTIC, "least-squares", frozenset({CLASSIFIER}),
+        loss={CLASSIFIER: "logistic"}, alpha={CLASSIFIER: LS_ALPHA},
+        paper="it is not a seed algorithm", auto_round={CLASSIFIER: "call"},
+        one_release="stream"),
 )}
 
 # "auto" per estimator kind: (stream, fit, fit with delta=0 or the paper calibration,
@@ -189,9 +209,37 @@ ALGORITHMS = {spec.name: spec for spec in (
 # "ftrl-momentum" (issue 31: one pass at epsilon 1 as good as fit at 0.5 on
 # the real tables, docs/benchmarks/stream.md) where the noise is Gaussian and
 # tightly calibrated; with pure DP or the seeds' calibration, where it was not
-# measured (and the paper calibration is not defined for it), PQFTL as before
+# measured (and the paper calibration is not defined for it), PQFTL as before.
+# The classifier's stream is "ls" (docs/benchmarks/classifier_stream.md), also
+# under pure DP (its tree takes L2-Laplace nodes); auto_stream falls back to
+# "ftrl" for the paper calibration or rows too wide for its d x d sums.
 AUTO = {REGRESSOR: ("ftrl-momentum", "noisy-gd", "ftl", "ftl"),
-        CLASSIFIER: ("ftrl", "noisy-gd", "igd", "ftrl")}
+        CLASSIFIER: ("ls", "noisy-gd", "igd", "ls")}
+
+# the stream of "auto" where AUTO's is not defined or too wide: (name, most
+# features a sufficient-statistic AUTO stream takes, or None). The classifier's "ls" has no paper
+# calibration and keeps d x d sums (LS_AUTO_MAX_FEATURES). To go back to
+# "ftrl" everywhere, set AUTO's classifier stream to "ftrl".
+AUTO_STREAM_FALLBACK = {CLASSIFIER: ("ftrl", LS_AUTO_MAX_FEATURES)}
+
+
+def auto_stream(estimator, n_features, calibration, pure=False):
+    """The stream ``algorithm="auto"`` runs for ``estimator`` (a kind) on rows of
+    ``n_features`` features (None: not known yet) under the noise
+    ``calibration``, with ``pure`` for ``delta=0``: public quantities only."""
+    choice = AUTO[estimator]
+    name = choice[3] if pure or calibration == "paper" else choice[0]
+    fallback = AUTO_STREAM_FALLBACK.get(estimator)
+    if fallback is None:
+        return name
+    other, max_features = fallback
+    # the width rule is for d x d state only (a first-order AUTO ignores it)
+    too_wide = (ALGORITHMS[name].kind == SUFFICIENT_STATISTIC and n_features is not None
+                and max_features is not None and n_features > max_features)
+    if too_wide or (calibration == "paper" and ALGORITHMS[name].paper is not None):
+        return other
+    return name
+
 
 GRADIENT_ALGORITHMS = tuple(name for name, spec in ALGORITHMS.items() if spec.kind == GRADIENT)
 

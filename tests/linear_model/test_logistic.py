@@ -309,7 +309,8 @@ def test_the_uncopied_stream_learns_what_the_copied_one_does(classes, monkeypatc
     X = rng.normal(size=(6000, 5))
     y = rng.integers(0, len(classes), 6000)
     def stream():
-        clf = PrivateOnlineLogistic(data_norm=3.0, horizon=6000, random_state=0)
+        clf = PrivateOnlineLogistic(data_norm=3.0, horizon=6000, random_state=0,
+                                    algorithm="ftrl")
         for s in range(0, 6000, 1500):
             clf.partial_fit(X[s:s + 1500], y[s:s + 1500], classes=classes)
         return clf.coef_

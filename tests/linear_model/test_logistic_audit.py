@@ -5,7 +5,7 @@ one with the opposite label) many times and lower-bounds epsilon from the
 released models (:func:`skdpol.audit.epsilon_lower_bound`). The claim must
 not be refuted; the same mechanism with a tenth of the noise must be, or the
 audit has no power. The estimator is audited end to end for the default
-algorithms (ftrl streams, noisy-GD ``fit``) and POL's ``fit``; the other algorithms are audited on the algorithm
+algorithms (the ls and ftrl streams, noisy-GD ``fit``) and POL's ``fit``; the other algorithms are audited on the algorithm
 objects the estimator builds (``make_stream``, same calibration), which is
 ~30x faster than going through scikit-learn's validation on every call.
 
@@ -36,14 +36,16 @@ def _setting(n=8, index=0, d=2):
 
 
 ESTIMATOR_CASES = {
-    "ftrl (default) partial_fit": (dict(), "partial_fit"),
+    "default stream (ls) partial_fit": (dict(), "partial_fit"),
     "ftal partial_fit, delta=0": (dict(algorithm="ftal", delta=0.0), "partial_fit"),
     "fit (POL)": (dict(algorithm="ftal"), "fit"),
     "fit (noisy GD, the default)": (dict(), "fit"),
     "fit (noisy GD), discrete noise": (dict(noise_sampler="discrete"), "fit"),
-    "ftrl partial_fit, discrete noise": (dict(noise_sampler="discrete"), "partial_fit"),
+    "ftrl partial_fit, discrete noise": (dict(algorithm="ftrl", noise_sampler="discrete"),
+                                         "partial_fit"),
     "fit (POL), discrete noise": (dict(algorithm="ftal", noise_sampler="discrete"), "fit"),
-    "ftrl partial_fit, BLT prefix sums": (dict(mechanism="blt"), "partial_fit"),
+    "ftrl partial_fit, BLT prefix sums": (dict(algorithm="ftrl", mechanism="blt"),
+                                          "partial_fit"),
 }
 
 

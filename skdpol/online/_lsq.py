@@ -1,0 +1,256 @@
+"""Least squares on coded labels: the classifier's second-order stream ("ls").
+
+The logistic loss of a score s, log(1 + e^(-y s)), is log 2 - y s / 2 + s^2 / 8
++ O(s^4) at s = 0 (y^2 = 1): its second-order (PASS-GLM degree 2, Huggins et
+al. 2017) surrogate is least squares on +-1 labels, whose minimiser needs only
+the sufficient statistics V = sum v v^T and U = sum v y^T of the unit-space
+rows v. Those two sums are released as prefix sums through the mechanisms of
+the other streams (tree or BLT, one budget for every release), and the model
+is solved from the released sums at each release: post-processing, free.
+
+Labels (public coding)
+----------------------
+* two classes: one column, y in {-1, +1};
+* k >= 3 classes: k columns, the one-hot label in {0, 1}^k. Least squares
+  on the {-1, +1}^k coding 2 e_y - 1 gives the same argmax (its solution is
+  2 W_01 minus one vector shared by every class, a per-row constant on the
+  scores), but its labels have norm sqrt(k) instead of 1: sqrt(k) times the
+  noise on U for the same decisions. So {0, 1}^k.
+
+Rows
+----
+The stream gets unit-space rows (``UnitSpace.rows``: x / data_norm clipped
+to norm 1, then the constant column 1) and multiplies the constant column
+by ``INTERCEPT`` = 0.5 (exact: a power of two), so augmented rows have norm
+<= R = sqrt(1 + c^2) = sqrt(1.25) instead of sqrt(2). The Gram's noise is
+scaled by R^2 (below), so this cuts it by 1.6x, while the intercept's own
+eigenvalue n c^2 stays far above the noise; the solved model's last
+coordinate is multiplied by c, which is the same model on rows whose
+constant column is 1 (prototype: c = 0.5 chosen on validation splits of
+every table, docs/benchmarks/proto_streams.md).
+
+Sensitivity (replace-one)
+-------------------------
+A round's leaf is z = [pack(sum v v^T) / s_V, vec(sum v y^T) / s_u]
+(``pack`` keeps the Frobenius norm). Replacing the row (v, y) by (w, y'),
+with ||v||, ||w|| <= R and label vectors of norm ||y||, ||y'|| <= M = 1
+(both codings above):
+
+* ||v v^T - w w^T||_F^2 = ||v||^4 + ||w||^4 - 2 (v.w)^2, as in PQFTL;
+* ||v y^T - w y'^T||_F^2 = ||v||^2 ||y||^2 + ||w||^2 ||y'||^2 - 2 (v.w)(y.y')
+  <= M^2 (||v||^2 + ||w||^2 + 2 |v.w|), since |y.y'| <= M^2 (Cauchy-Schwarz;
+  for one scalar label this is PQFTL's bound).
+
+Both blocks are bounded by the same functions of ||v||, ||w|| and v.w as
+PQFTL's (:mod:`._ftl`), so its joint maximisation holds unchanged: the leaf
+moves by at most ``joint_sensitivity(R, 1, s_V, s_u)``; with the balanced
+scales s_V = 2 R^2, s_u = 2 R M that is sqrt(9/8) ~ 1.061, for any number of
+classes (one-vs-rest would pay sqrt(k)). The sums are float64 sums of the
+round's rows (no copy beyond the unit rows), so the sensitivity handed to the
+prefix sums is raised by their worst-case rounding error exactly as PQFTL's
+float leaves (:func:`._ftl_float.float_leaf_sensitivity`; its u-block error
+term sums ||v_i|| |y_i| over the round, which is <= b R M for label vectors
+too). A replaced row changes one round's leaf and nothing else, so the whole
+stream of releases is one run of the prefix-sum mechanism: its event is the
+cost of every published model together.
+
+Ridge from the public noise level
+---------------------------------
+The released Gram V_hat = V + E has symmetric noise E whose entries have std
+sigma_V (the mechanism's per-coordinate std at this release, public, times
+s_V), so ||E||_2 ~ sqrt(2 d) sigma_V (as PQFTL's floor). AdaSSP (Wang 2018)
+solves (V_hat + lambda I) x = U_hat with lambda of the order of the noise's
+spectral norm (less a private estimate of lambda_min(V), which on every
+table measured is ~0 next to the noise and would only cost budget, so it is
+not spent): here the eigenvalues of V_hat are clipped at 0 and lambda =
+NOISE_RIDGE sqrt(2 d) sigma_V + n alpha is added (alpha a tiny per-row ridge
+so that epsilon = inf and a singular Gram stay defined). NOISE_RIDGE = 0.3 beat
+1 and 0.1 on validation splits of credit default and Adult
+(docs/benchmarks/proto_streams.md, "Is the rule a test-set pick?"). No
+shrinkage: with labels of norm 1 and n in the thousands the signal in U_hat
+dwarfs its noise.
+
+Published scores
+----------------
+The least-squares scores are mapped to the logistic model's scale so that
+``predict_proba`` (sigmoid / softmax of the scores, as for every algorithm,
+and for the shareable :class:`~skdpol.linear_model.PublicLinearClassifier`)
+is sensible, and the published model stays linear. PASS-GLM's degree-2
+surrogate of log(1 + e^(-s)), a0 + a1 s + a2 s^2, has the minimiser
+-a1 / (2 a2) times the least-squares one on +-1 labels. The Taylor
+expansion at 0 (a1 = -1/2, a2 = 1/8) gives 2, the slope of the linear
+probability model p = (1 + s) / 2 at p = 1/2; but least squares flattens the
+scores of confident rows, and the Chebyshev interpolant on [-4, 4] (logit
+scores of probabilities 0.018-0.982) gives LOGIT_SCALE = 2.80. Test log
+loss of one pass at epsilon = 1, medians of 5 seeds, credit default / Adult
+(docs/benchmarks/classifier_stream.md): 0.457 / 0.382 with 2, 0.450 / 0.349
+with 2.8, 0.453 / 0.345 with 3, 0.491 / 0.339 with 4; the linear probability
+model clipped to [0.01, 0.99] gives 0.452 / 0.348 but is not a linear
+model. For k classes the multinomial loss expanded at 0 gives
+W_logit = k W_LS on the {0, 1}^k coding, up to a vector shared by the
+classes (which softmax ignores); the same correction gives LOGIT_SCALE k / 2,
+which for k = 2 is the binary model's (s_1 - s_0 = LOGIT_SCALE times the
++-1 score). Positive scalings change no decision and no AUC.
+"""
+
+import copy
+import math
+
+import numpy as np
+import scipy.linalg
+
+from ..mechanisms import pack_symmetric, packed_dim, unpack_symmetric
+from ..mechanisms._prefix import prefix_sum_mechanism
+from ._ftl import default_scales, joint_sensitivity
+from ._ftl_float import float_leaf_sensitivity
+from ._rounds import RoundBuffer
+
+INTERCEPT = 0.5  # the constant column's value in the stream's sums (see the notes)
+NOISE_RIDGE = 0.3  # lambda = NOISE_RIDGE sqrt(2 d) sigma_V (see the notes)
+LOGIT_SCALE = 2.80  # published scores = LOGIT_SCALE x the +-1 least-squares scores
+_LABEL_NORM = 1.0  # M: +-1 labels, or one-hot rows in {0, 1}^k
+
+
+def noise_level_ridge(V, U, n_rows, noise_std_V, alpha, strength=NOISE_RIDGE):
+    """Solve (V_+ + lambda I) W = U, V_+ = V with its eigenvalues clipped at 0.
+
+    lambda = ``strength`` sqrt(2 d) ``noise_std_V`` + ``n_rows`` ``alpha``: a
+    ridge of the order of the spectral norm of the noise on the released Gram
+    (AdaSSP-like; see the module notes). ``V`` (d, d), ``U`` (d, k). Reads
+    released sums and public numbers only (post-processing).
+    """
+    d = V.shape[0]
+    ridge = strength * math.sqrt(2.0 * d) * float(noise_std_V) + float(n_rows) * alpha
+    try:  # V positive definite: the clipping changes nothing, skip the eigh (10x dearer)
+        scipy.linalg.cho_factor(V, check_finite=False)
+        factor = scipy.linalg.cho_factor(V + ridge * np.eye(d), check_finite=False)
+        return scipy.linalg.cho_solve(factor, U, check_finite=False)
+    except np.linalg.LinAlgError:
+        pass
+    lam, Q = np.linalg.eigh(V)
+    denom = np.maximum(lam, 0.0) + ridge
+    inv = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
+    return Q @ ((Q.T @ U) * inv[:, None])
+
+
+class PrivateLeastSquaresClassifier(RoundBuffer):
+    """Continual release of least-squares classifiers from private prefix sums.
+
+    Each round of ``batch_size`` rows adds the leaf [pack(V_r) / s_V, vec(U_r) / s_u]
+    (the round's Gram and label cross term) to one prefix-sum mechanism; the
+    published model after a round is solved from the released sums with a
+    ridge set from the public noise level (:func:`noise_level_ridge`).
+
+    Parameters
+    ----------
+    n_features : int
+        Width of the model: unit-space columns, plus one with ``intercept``.
+    n_outputs : int
+        1 for two classes (labels +-1), else the number of classes (labels
+        are class indices 0..k-1, coded one-hot).
+    alpha : float
+        Per-row ridge added to the noise-level ridge (unit space).
+    batch_size : int
+        Rows per round (a leaf); rows of an incomplete round wait.
+    horizon : int or None
+        Rounds planned (None: unbounded).
+    noise : NoiseSpec
+        The prefix sums' noise (multiplier in units of the leaf sensitivity).
+    rng : numpy.random.Generator
+    intercept : bool, default=True
+        The last column of the rows given is the constant column 1 (scaled
+        to ``INTERCEPT`` inside the sums, and back in the model).
+    mechanism : {"tree", "blt"}, default="tree"
+    """
+
+    def __init__(self, *, n_features, n_outputs, alpha, batch_size, horizon, noise, rng,
+                 intercept=True, mechanism="tree"):
+        super().__init__(n_features=n_features, n_outputs=n_outputs, batch_size=batch_size,
+                         horizon=horizon)
+        self.alpha = float(alpha)
+        self.intercept = INTERCEPT if intercept else None
+        c = self.intercept or 0.0
+        self.row_bound = math.hypot(1.0, c)  # R: unit rows of norm <= 1, plus c
+        self.V_scale, self.u_scale = default_scales(self.row_bound, _LABEL_NORM)
+        k = self.n_outputs
+        self._k = packed_dim(self.n_features)
+        exact = joint_sensitivity(self.row_bound, _LABEL_NORM, self.V_scale, self.u_scale)
+        # float64 sums: raised by their worst-case rounding error (module notes)
+        self.sensitivity = float_leaf_sensitivity(
+            exact, rows_per_leaf=self.batch_size,
+            n_raw_features=self.n_features - (intercept is True), radius=1.0,
+            row_bound=self.row_bound, label_bound=_LABEL_NORM, V_scale=self.V_scale,
+            u_scale=self.u_scale, n_features=self.n_features + k)
+        # a leaf's coordinates: sums over b rows of v_i v_j / s_V (sqrt(2) v_i v_j
+        # off the diagonal, still <= R^2) and v_i y_l / s_u (<= R M)
+        leaf_bound = self.batch_size * max(self.row_bound**2 / self.V_scale,
+                                           self.row_bound * _LABEL_NORM / self.u_scale)
+        self._tree = prefix_sum_mechanism(
+            mechanism, dim=self._k + self.n_features * k, sensitivity=self.sensitivity,
+            noise=noise, horizon=horizon, rng=rng, leaf_bound=leaf_bound)
+        self._model = np.zeros((k, self.n_features))
+
+    def __copy__(self):
+        """A checkpoint: restoring it undoes any later ``learn``."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone._tree = copy.copy(self._tree)
+        return clone
+
+    # ----------------------------------------------------------- rounds
+    def _coded(self, y):
+        """The label matrix (b, k): +-1 in one column, or one-hot {0, 1}^k."""
+        y = np.asarray(y, dtype=np.float64)
+        if self.n_outputs == 1:
+            return y[:, None]
+        return (y[:, None] == np.arange(self.n_outputs)).astype(np.float64)
+
+    def leaf(self, X, y):
+        """The leaf of one round's unit rows ``X`` (with an intercept, the
+        last column is the constant 1) and encoded labels ``y``.
+
+        Written with ``@`` products so that a sparse ``X`` would give the same
+        sums (its d x d Gram made dense)."""
+        G = X.T @ X
+        G = G.toarray() if hasattr(G, "toarray") else np.array(G)
+        U = np.array(X.T @ self._coded(y))
+        c = self.intercept
+        if c is not None:  # the constant column times c, in the sums (no copy of X):
+            G[-1, :] *= c  # exact, c a power of two (the same sums as rows whose
+            G[:, -1] *= c  # constant is c, so the rounding bound is unchanged)
+            U[-1, :] *= c
+        return np.concatenate([pack_symmetric(G / self.V_scale),
+                               (U / self.u_scale).ravel()])
+
+    def _round(self, X, y):
+        self._tree.add_leaves(self.leaf(X, y)[None, :])
+
+    def _publish(self):
+        self._model = self.solve(self._tree.release(), self.n_rows_used,
+                                 float(self._tree.noise_std_at(self.n_rounds)[0]))
+
+    @property
+    def published(self):
+        """The current public model (k, d) on rows whose constant column is 1."""
+        return self._model
+
+    def solve(self, z, n_rows, noise_std):
+        """The published model of released leaf sums ``z`` after ``n_rows`` rows,
+        whose per-coordinate noise std is ``noise_std`` (post-processing)."""
+        d, k = self.n_features, self.n_outputs
+        V = unpack_symmetric(z[:self._k], d) * self.V_scale
+        U = z[self._k:].reshape(d, k) * self.u_scale
+        W = noise_level_ridge(V, U, n_rows, noise_std * self.V_scale, self.alpha).T
+        if self.intercept is not None:
+            W[:, -1] *= self.intercept  # the same model on rows whose constant is 1
+        # the logistic scale of the quadratic surrogate (module notes)
+        return W * (LOGIT_SCALE if k == 1 else LOGIT_SCALE * k / 2.0)
+
+    # ----------------------------------------------------------- accounting
+    def check_room(self, n_rows):
+        super().check_room(n_rows)
+        self._tree.check_room((self._pending_X.shape[0] + n_rows) // self.batch_size)
+
+    def event(self, n_rounds=None):
+        """Cost of every release once ``n_rounds`` rounds are complete (default: now)."""
+        return self._tree.event(self.n_rounds if n_rounds is None else n_rounds)
