@@ -48,10 +48,12 @@ def test_the_regressor_auto_stream(params, stream, expected):
     assert est._algorithm_for(stream) == expected
 
 
-def test_the_classifier_auto_stream_is_unchanged():
-    assert PrivateOnlineLogistic()._algorithm_for(True) == "ftrl"
+def test_the_classifier_auto_stream_is_ls_not_momentum():
+    """The classifier streams "ls" (docs/benchmarks/classifier_stream.md), also
+    under pure DP; "ftrl" for the paper calibration (not defined for "ls")."""
+    assert PrivateOnlineLogistic()._algorithm_for(True) == "ls"
     assert PrivateOnlineLogistic(noise_calibration="paper")._algorithm_for(True) == "ftrl"
-    assert PrivateOnlineLogistic(delta=0.0)._algorithm_for(True) == "ftrl"
+    assert PrivateOnlineLogistic(delta=0.0)._algorithm_for(True) == "ls"
 
 
 # ----------------------------------------------------------------- accuracy

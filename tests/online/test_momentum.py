@@ -41,7 +41,7 @@ def _stream(loss=None, *, n_features=5, batch_size=10, horizon=20, epsilon=1.0, 
         horizon=horizon, epsilon=epsilon, delta=delta,
         noise=NoiseSpec("gaussian" if delta > 0 else "laplace", sampler),
         calibration="tight", feedback="full", rng=np.random.default_rng(seed),
-        mechanism=mechanism, intercept=intercept)
+        mechanism=mechanism, intercept=1.0 if intercept else None)
 
 
 # ----------------------------------------------------------------- sensitivity
