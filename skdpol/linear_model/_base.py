@@ -23,6 +23,7 @@ from ..utils import StreamMixin, row_norms_max
 from ..utils._state import Transaction
 from ..utils._stream import check_terms
 from ..utils._warnings import user_stacklevel
+from ._dask_fit import declared_fit_event, is_dask
 from ._algorithms import GRADIENT_ROUND, AlgorithmBuilderMixin  # noqa: F401  (GRADIENT_ROUND: its old home)
 from ._streams import StreamState
 from ._units import UnitSpace, to_original_units  # noqa: F401  (to_original_units: its old home)
@@ -113,6 +114,9 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         if name == "_flush":
             stream = self._flushable_stream()
             return stream.cost_after(0, finish=True), self.__dict__.get(HEAD)
+        if name == "_fit" and (is_dask(args[0]) or is_dask(args[1])):
+            # the dry run would build zero rows of X's shape in memory
+            return declared_fit_event(self, *args), None  # fit starts a new branch
         if name != "_learn":
             return None
         stream = self._live_stream()  # checks the stream's terms
