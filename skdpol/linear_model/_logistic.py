@@ -341,10 +341,19 @@ default="auto"
 
         Every row is used, whatever ``batch_size`` says.
 
+        A dask array or dask DataFrame ``X`` (and ``y``: a dask array or
+        Series, or numpy) is learned where its blocks are: the default model's
+        gradient sums are computed block by block (on the workers of the
+        active ``dask.distributed`` client) and the noise is added once per
+        step here; the release, ``privacy_spent_`` and the ledger entry are
+        those of the in-memory ``fit`` (:mod:`skdpol.linear_model._dask_fit`;
+        the user guide's out-of-core page). Dask input needs ``data_norm`` and
+        ``algorithm`` "auto" or "noisy-gd".
+
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like, dask array or dask DataFrame of shape (n_samples, n_features)
+        y : array-like, dask array or dask Series of shape (n_samples,)
         classes : array-like, default=None
             The public label set; None reads it off ``y`` (with a warning).
 
