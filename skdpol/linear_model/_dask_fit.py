@@ -193,7 +193,12 @@ class ClusterBlocks:
         self.client = _active_client()
         if self.client is not None:
             self._blocks = self.client.compute(parts)  # futures: the blocks stay there
-            sizes = self.client.gather(self.client.map(_block_rows, self._blocks, pure=False))
+            try:  # the first bad block's error, raised here before any step
+                sizes = self.client.gather(self.client.map(_block_rows, self._blocks,
+                                                           pure=False))
+            except BaseException:
+                self.close()
+                raise
         else:
             import dask
 

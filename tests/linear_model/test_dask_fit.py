@@ -9,6 +9,7 @@ the same ``privacy_spent_`` and the same ledger entry. Bad input raises a
 clear error before any release, with the estimator unchanged.
 """
 
+import pickle
 import warnings
 
 import numpy as np
@@ -139,6 +140,17 @@ def test_classes_read_off_y_warn_as_in_memory(on_cluster):
         there = _classifier().fit(*_dask(X, y))
     _same(here, there, exact=True)
     assert there.privacy_spent_.inferred == ("classes",)
+
+
+def test_the_fitted_estimator_pickles_and_publishes_without_dask_state(on_cluster):
+    X, y, _ = _data()
+    there = _classifier().fit(*_dask(X, y), classes=[0, 1])
+    assert there._stream.algorithm.n_rounds == 1
+    back = pickle.loads(pickle.dumps(there))
+    np.testing.assert_array_equal(back.predict(X), there.predict(X))
+    public = there.public_model()
+    np.testing.assert_array_equal(public.coef_, there.coef_)
+    back.partial_fit(X[:500], y[:500])  # a stream after fit starts afresh, as in memory
 
 
 def test_epsilon_inf_matches(on_cluster):
