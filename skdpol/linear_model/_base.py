@@ -23,6 +23,7 @@ from ..utils import StreamMixin, row_norms_max
 from ..utils._state import Transaction
 from ..utils._stream import check_terms
 from ..utils._warnings import user_stacklevel
+from ._dask_fit import declared_fit_event, is_dask
 from ._algorithms import GRADIENT_ROUND, AlgorithmBuilderMixin  # noqa: F401  (GRADIENT_ROUND: its old home)
 from ._streams import StreamState
 from ._units import UnitSpace, to_original_units  # noqa: F401  (to_original_units: its old home)
@@ -108,11 +109,16 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         record, from public counts (its rows, the stream's rounds so far):
         :meth:`._streams.StreamState.cost_after`. None for a call this does
         not declare (one that starts a stream, ``fit``): the ledger dry-runs
-        it. Raises what the real call would (changed terms, the horizon)."""
+        it. ``fit`` on dask input is declared
+        (:func:`._dask_fit.declared_fit_event`): the dry run would build zero
+        rows of X's shape in memory. Raises what the real call would
+        (changed terms, the horizon)."""
         name = getattr(method, "__name__", None)
         if name == "_flush":
             stream = self._flushable_stream()
             return stream.cost_after(0, finish=True), self.__dict__.get(HEAD)
+        if name == "_fit" and (is_dask(args[0]) or is_dask(args[1])):
+            return declared_fit_event(self, *args), None  # fit starts a new branch
         if name != "_learn":
             return None
         stream = self._live_stream()  # checks the stream's terms
@@ -434,10 +440,19 @@ class StreamingRegressorMixin:
 
         ``horizon`` does not apply: ``fit`` releases once, whatever the size.
 
+        A dask array or dask DataFrame ``X`` (and ``y``: a dask array or
+        Series, or numpy) is learned where its blocks are: the default model's
+        gradient sums are computed block by block (on the workers of the
+        active ``dask.distributed`` client) and the noise is added once per
+        step here; the release, ``privacy_spent_`` and the ledger entry are
+        those of the in-memory ``fit`` (:mod:`skdpol.linear_model._dask_fit`;
+        the user guide's out-of-core page). Dask input needs ``data_norm``
+        and ``y_bound`` and ``algorithm`` "auto" or "noisy-gd".
+
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like, dask array or dask DataFrame of shape (n_samples, n_features)
+        y : array-like, dask array or dask Series of shape (n_samples,)
 
         Returns
         -------

@@ -17,8 +17,38 @@ from ..utils._state import Transaction
 from ..utils._warnings import user_stacklevel
 from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
+from ._dask_fit import fit_dask, is_dask
 from ._public import PublicLinearClassifier, _decision, _predict, _proba
 from ._streams import GradientStream
+
+
+def encode_labels(classes, y, offset=0):
+    """Labels -> loss encoding: +-1 for two classes, class indices beyond.
+
+    Unknown labels are an error naming rows (``offset`` added: a block's
+    first row in the whole input), never echoing the values.
+    """
+    numeric = np.asarray(classes).dtype.kind in "biuf"
+    if numeric != (np.asarray(y).dtype.kind in "biuf"):
+        raise ValueError(
+            f"y holds {'non-numeric' if numeric else 'numeric'} labels but classes "
+            f"are {'numeric' if numeric else 'non-numeric'}: pass y with the label "
+            "type of classes."
+        )
+    index = np.searchsorted(classes, y)
+    index = np.clip(index, 0, classes.size - 1)
+    unknown = classes[index] != y
+    if np.any(unknown):
+        # the offending values are data: name the rows, never echo the labels
+        rows = np.flatnonzero(unknown) + offset
+        raise ValueError(
+            f"y has labels not in classes {classes.tolist()} in {rows.size} "
+            f"row(s) (first rows {rows[:5].tolist()})."
+        )
+    if classes.size == 2:
+        return np.where(index == 1, 1.0, -1.0)
+    return index.astype(np.float64)
+
 
 @inject_docstring()
 class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
@@ -254,27 +284,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = classes
 
     def _encode(self, y):
-        """Labels -> loss encoding; unknown labels are an error naming rows, not values."""
-        numeric = np.asarray(self.classes_).dtype.kind in "biuf"
-        if numeric != (np.asarray(y).dtype.kind in "biuf"):
-            raise ValueError(
-                f"y holds {'non-numeric' if numeric else 'numeric'} labels but classes "
-                f"are {'numeric' if numeric else 'non-numeric'}: pass y with the label "
-                "type of classes."
-            )
-        index = np.searchsorted(self.classes_, y)
-        index = np.clip(index, 0, self.classes_.size - 1)
-        unknown = self.classes_[index] != y
-        if np.any(unknown):
-            # the offending values are data: name the rows, never echo the labels
-            rows = np.flatnonzero(unknown)
-            raise ValueError(
-                f"y has labels not in classes {self.classes_.tolist()} in {rows.size} "
-                f"row(s) (first rows {rows[:5].tolist()})."
-            )
-        if self.classes_.size == 2:
-            return np.where(index == 1, 1.0, -1.0)
-        return index.astype(np.float64)
+        """Labels -> loss encoding (:func:`encode_labels`)."""
+        return encode_labels(self.classes_, y)
 
     # ----------------------------------------------------------- learning
     @_fit_context(prefer_skip_nested_validation=True)
@@ -352,10 +363,19 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
         Every row is used, whatever ``batch_size`` says.
 
+        A dask array or dask DataFrame ``X`` (and ``y``: a dask array or
+        Series, or numpy) is learned where its blocks are: the default model's
+        gradient sums are computed block by block (on the workers of the
+        active ``dask.distributed`` client) and the noise is added once per
+        step here; the release, ``privacy_spent_`` and the ledger entry are
+        those of the in-memory ``fit`` (:mod:`skdpol.linear_model._dask_fit`;
+        the user guide's out-of-core page). Dask input needs ``data_norm`` and
+        ``algorithm`` "auto" or "noisy-gd".
+
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like, dask array or dask DataFrame of shape (n_samples, n_features)
+        y : array-like, dask array or dask Series of shape (n_samples,)
         classes : array-like, default=None
             The public label set; None reads it off ``y`` (with a warning).
 
@@ -367,6 +387,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _fit(self, X, y, classes):
+        if is_dask(X) or is_dask(y):  # per block on the cluster: _dask_fit
+            return fit_dask(self, X, y, classes)
         self._check_algorithm(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)

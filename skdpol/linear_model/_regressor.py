@@ -24,6 +24,7 @@ from ..utils._warnings import user_stacklevel
 from ..online._registry import ALGORITHMS, REGRESSOR, SUFFICIENT_STATISTIC
 from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
+from ._dask_fit import fit_dask, is_dask
 from ._streams import GradientStream, SufficientStatisticStream
 from ._public import PublicLinearRegressor
 
@@ -358,6 +359,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         )
 
     def _fit(self, X, y):
+        if is_dask(X) or is_dask(y):  # per block on the cluster: _dask_fit
+            return fit_dask(self, X, y)
         self.algorithm_ = self._algorithm_for(stream=False)
         self._check_algorithm(stream=False)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)

@@ -16,9 +16,11 @@ ONE_ROUND_FIT = frozenset({"noisy-gd", "least-squares"})
 
 
 def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilon, delta,
-              noise, rng):
+              noise, rng, cls=NoisyGradientDescent):
     """Rounds of noisy GD (:mod:`._noisy_gd`): each round is K Gaussian steps over
-    its own rows, so a stream costs one round (parallel composition)."""
+    its own rows, so a stream costs one round (parallel composition). ``cls``:
+    a subclass that takes its gradient sums elsewhere (the Dask ``fit``,
+    :mod:`skdpol.linear_model._dask_fit`), with the same schedule and noise."""
     if not noise.gaussian or delta == 0:
         raise ValueError(
             "algorithm='noisy-gd' needs delta > 0: its K steps compose like sqrt(K) "
@@ -28,7 +30,7 @@ def _noisy_gd(*, loss, n_features, alpha, row_bound, batch_size, horizon, epsilo
     spec = NoiseSpec.calibrated(
         epsilon, delta, family=noise.family, sampler=noise.sampler,
         make_event=lambda m: round_event(noise.with_multiplier(m), n_steps))
-    return NoisyGradientDescent(
+    return cls(
         loss=loss, n_features=n_features, row_bound=row_bound, alpha=alpha,
         batch_size=batch_size, horizon=horizon, max_iter=n_steps, n_steps=n_steps,
         learning_rate=lr, noise=spec, rng=rng, momentum=MOMENTUM)
