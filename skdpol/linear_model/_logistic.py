@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils._sparse import ACCEPT_SPARSE, csr_rows, issparse, row_dots
 from ..exceptions import PrivacyLeakWarning
 from ..ledger._hook import check_budget
 from ..online._registry import ALGORITHMS, CLASSIFIER
@@ -330,7 +331,8 @@ default="auto"
 
     def _fit(self, X, y, classes):
         self._check_algorithm(stream=False)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, accept_sparse=ACCEPT_SPARSE)
+        X = csr_rows(X)
         check_classification_targets(y)
         self.__dict__.pop("classes_", None)
         stream = self._begin_one_release(X.shape[0])
@@ -357,7 +359,7 @@ default="auto"
             For two classes, the score of ``classes_[1]``.
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=ACCEPT_SPARSE))
         return _decision(X, self.coef_, self.intercept_)
 
     def predict_proba(self, X):
@@ -415,7 +417,9 @@ default="auto"
         if getattr(self.__dict__.get("_stream"), "algorithm", None) is None:
             raise ValueError("call partial_fit with classes first.")
         models, Xv = self._transaction(self._learn, X, y, None, True)
-        scores = np.einsum("nkd,nd->nk", models, self._stream.units.rows(Xv))
+        rows = self._stream.units.rows(Xv)
+        scores = np.stack([row_dots(models[:, j], rows) for j in range(models.shape[1])],
+                          axis=1) if issparse(rows) else np.einsum("nkd,nd->nk", models, rows)
         return _proba(scores[:, 0] if scores.shape[1] == 1 else scores)
 
     def public_model(self):

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils._sparse import ACCEPT_SPARSE, csr_rows, row_dots
 from ..accounting import paper_tree_sigma
 from ..mechanisms import NoiseSpec
 from ..mechanisms._prefix import prefix_sum_event
@@ -323,7 +324,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     def _fit(self, X, y):
         self.algorithm_ = self._algorithm_for(stream=False)
         self._check_algorithm(stream=False)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True, accept_sparse=ACCEPT_SPARSE)
+        X = csr_rows(X)
         stream = self._begin_one_release(X.shape[0])
         spec = ALGORITHMS[self.algorithm_]
         if spec.kind == SUFFICIENT_STATISTIC:
@@ -388,7 +390,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=ACCEPT_SPARSE))
         return X @ self.coef_ + self.intercept_
 
     def progressive_predict(self, X, y, return_coef=False):
@@ -424,7 +426,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         coefs, X = self._transaction(self._learn, X, y, True)
         # each row meets the model published before it (mapped from unit space)
         coef, intercept = self._stream.units.to_original(coefs)
-        pred = np.einsum("ij,ij->i", coef, X) + intercept
+        pred = row_dots(coef, X) + intercept
         return (pred, coef, intercept) if return_coef else pred
 
     def public_model(self):
