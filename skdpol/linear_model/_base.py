@@ -158,10 +158,12 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         """``validate_data`` for a stream chunk (``kwargs``: its other options).
 
         Sparse X (CSR or CSC; other formats are converted) comes back as
-        canonical CSR: rows are what every path slices. Later chunks skip scikit-learn's finiteness pass over X: the clipping
-        pass computes every row's norm anyway and raises scikit-learn's error
-        on NaN / infinity (``clip_rows_in_place``) before anything is
-        released. The first call keeps it, as bounds may be read off X.
+        canonical CSR: rows are what every path slices. Later chunks skip
+        scikit-learn's finiteness pass over X: the clipping pass computes
+        every row's norm anyway (a sparse row's from its nonzeros) and raises
+        scikit-learn's error on NaN / infinity (``clip_rows_in_place``,
+        ``utils._sparse``) before anything is released. The first call keeps
+        it, as bounds may be read off X.
         """
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
                              ensure_all_finite=first_call, accept_sparse=ACCEPT_SPARSE,
@@ -306,7 +308,7 @@ class StreamingRegressorMixin:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
 
         Returns
@@ -326,7 +328,7 @@ class StreamingRegressorMixin:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
 
         Returns

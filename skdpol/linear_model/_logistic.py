@@ -124,6 +124,10 @@ default="auto"
 
     Notes
     -----
+    **Sparse input.** ``X`` may be a ``scipy.sparse`` CSR or CSC matrix in
+    every method (one-hot or hashed features as they are): rows are clipped
+    and learned from their nonzeros, never made dense.
+
     **Neighbours and sensitivity.** Two streams differ in one row (with its
     label), replaced. Rows are clipped to ``data_norm``, and the intercept
     is a constant column equal to ``data_norm``, so a row v has
@@ -250,7 +254,7 @@ default="auto"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             All the labels of the stream; required on the first call (the
@@ -317,7 +321,7 @@ default="auto"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like, default=None
             The public label set; None reads it off ``y`` (with a warning).
@@ -351,7 +355,7 @@ default="auto"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -359,7 +363,8 @@ default="auto"
             For two classes, the score of ``classes_[1]``.
         """
         check_is_fitted(self, "coef_")
-        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=ACCEPT_SPARSE))
+        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                   accept_sparse=ACCEPT_SPARSE))
         return _decision(X, self.coef_, self.intercept_)
 
     def predict_proba(self, X):
@@ -367,7 +372,7 @@ default="auto"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -385,7 +390,7 @@ default="auto"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -404,7 +409,7 @@ default="auto"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
 
         Returns

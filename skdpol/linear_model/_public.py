@@ -17,7 +17,8 @@ class _PublicRelease(PublicRelease):
 
     def _validated(self, X):
         self._require("coef_")
-        return csr_rows(validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=ACCEPT_SPARSE))
+        return csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                      accept_sparse=ACCEPT_SPARSE))
 
 
 class PublicLinearRegressor(RegressorMixin, _PublicRelease):

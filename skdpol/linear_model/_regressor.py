@@ -144,6 +144,11 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
     Notes
     -----
+    **Sparse input.** ``X`` may be a ``scipy.sparse`` CSR or CSC matrix in
+    every method: rows are clipped and learned from their nonzeros, never made
+    dense (PQFTL, ``"ftl"``, still holds a dense d x d Gram: for wide sparse
+    data choose an O(d) algorithm such as ``"noisy-gd"`` or ``"ftrl"``).
+
     **Neighbours and bounds.** Two streams are neighbours when they differ in
     one row (with its label), replaced. Rows are clipped to ``data_norm`` and
     labels to ``y_bound`` first, so with v the (intercept-augmented) row of
@@ -324,7 +329,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     def _fit(self, X, y):
         self.algorithm_ = self._algorithm_for(stream=False)
         self._check_algorithm(stream=False)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True, accept_sparse=ACCEPT_SPARSE)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
+                             y_numeric=True, accept_sparse=ACCEPT_SPARSE)
         X = csr_rows(X)
         stream = self._begin_one_release(X.shape[0])
         spec = ALGORITHMS[self.algorithm_]
@@ -383,14 +389,15 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
-        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=ACCEPT_SPARSE))
+        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                   accept_sparse=ACCEPT_SPARSE))
         return X @ self.coef_ + self.intercept_
 
     def progressive_predict(self, X, y, return_coef=False):
@@ -405,7 +412,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         return_coef : bool, default=False
             Also return the per-row models. They are the published releases

@@ -125,7 +125,8 @@ def float_rows(ftl, X, y, row_scale, label_scale):
         with np.errstate(over="ignore", invalid="ignore"):
             q = np.einsum("ij,ij->i", X, X)
     if not np.isfinite(q).all():
-        assert_all_finite(X.data if issparse(X) else X, input_name="X")  # else finite rows whose norm overflowed: clipped
+        # else finite rows whose norm overflowed: clipped
+        assert_all_finite(X.data if issparse(X) else X, input_name="X")
     inside = q <= (grid.radius / s) ** 2 * (1.0 + _ROW_SLACK)
     # [1; y'] as rows, y' = clip(y * label_scale): the labels the grid would keep
     W = np.empty((2, X.shape[0]))

@@ -21,7 +21,8 @@ def test_sparse_parties_equal_dense(protocol, trust_model, loss, fmt):
     if loss == "log_loss":
         y = (y > 0).astype(int)
     parties = np.repeat([0, 1, 2, 3], 100)
-    params = dict(protocol=protocol, trust_model=trust_model, loss=loss, data_norm=2.0, epsilon=1.0, random_state=0)
+    params = dict(protocol=protocol, trust_model=trust_model, loss=loss, data_norm=2.0,
+                  epsilon=1.0, random_state=0)
     if protocol == "sgd1":
         params["noise_sampler"] = "float"
     if loss == "squared_error":
