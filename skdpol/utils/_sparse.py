@@ -103,7 +103,9 @@ def scale_rows_onto_sparse(X, which, radius, shrink=1.0):
     np.maximum.at(peak, rid, np.abs(vals))
     vals /= peak[rid]
     sq = np.bincount(rid, weights=vals * vals, minlength=X.shape[0])
-    vals *= (radius * shrink / np.sqrt(sq))[rid]
+    factor = np.zeros(X.shape[0])  # only the rows ``which`` (nonzero) are scaled
+    factor[which] = radius * shrink / np.sqrt(sq[which])
+    vals *= factor[rid]
     X.data[on] = vals
     return X
 
@@ -137,7 +139,8 @@ def unit_factors(X, scale):
         X = scale_rows_onto_sparse(X.copy(), bad, 1.0)
         sq = np.where(bad, 0.0, sq)
     factor = np.full(X.shape[0], scale)
-    over = sq * (scale * scale) > 1.0
+    with np.errstate(over="ignore"):  # quiet on private rows: an overflow is "over"
+        over = sq * (scale * scale) > 1.0
     if over.any():  # clipped onto the unit sphere
         factor[over] = 1.0 / np.sqrt(sq[over])
     factor[bad] = 1.0
