@@ -30,6 +30,7 @@ from ..mechanisms._discrete import grid_sensitivity, grid_step
 from ..ledger import PrivacyLedger
 from ..ledger._hook import HEAD, check_budget, record_release
 from ..utils import run_transaction
+from ..utils._sparse import ACCEPT_SPARSE, csr_rows
 from ..utils._stream import is_seeded
 from ..utils._warnings import user_stacklevel
 from . import _accounting
@@ -329,7 +330,7 @@ default="auto"
             tags.estimator_type = "regressor"
             tags.regressor_tags = RegressorTags(poor_score=True)
             tags.classifier_tags = None
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True  # in-process parties: CSR rows (utils._sparse)
         return tags
 
     # ----------------------------------------------------------- fit
@@ -394,7 +395,9 @@ default="auto"
             runner.close()
 
     def _numpy_runner(self, X, y, parties, classifier):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not classifier)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not classifier,
+                             accept_sparse=ACCEPT_SPARSE)
+        X = csr_rows(X)  # sparse rows stay CSR on every party
         if classifier:
             check_classification_targets(y)
         if parties is None:
@@ -691,7 +694,8 @@ default="auto"
     # ----------------------------------------------------------- predict
     def _validated(self, X):
         check_is_fitted(self, "coef_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                      accept_sparse=ACCEPT_SPARSE))
 
     def _is_classifier(self):
         return self.loss == "log_loss"

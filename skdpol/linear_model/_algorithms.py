@@ -20,6 +20,7 @@ from ..online import fit_once, make_stream
 from ..online._factory import ONE_ROUND_FIT
 from ..online._momentum import momentum_round
 from ..online._registry import ALGORITHMS, AUTO, algorithm_names, auto_stream
+from ..utils._sparse import stack_rows, zero_rows_like
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
 # one gradient step; 512 was the measured best fixed size on the generated
@@ -184,7 +185,7 @@ class AlgorithmBuilderMixin:
         # sensitivity of a round is unchanged and no real row is left out
         extra = -Xa.shape[0] % batch_size
         if extra:
-            Xa = np.vstack([Xa, np.zeros((extra, Xa.shape[1]))])
+            Xa = stack_rows([Xa, zero_rows_like(Xa, extra)])  # CSR rows stay CSR
             ya = np.concatenate([ya, np.zeros(extra)])
         W, event, ran = fit_once(
             algorithm, Xa, ya,

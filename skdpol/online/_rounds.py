@@ -27,6 +27,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ..exceptions import BudgetExhaustedError
+from ..utils._sparse import stack_rows
 
 
 class RoundBuffer(ABC):
@@ -83,7 +84,7 @@ class RoundBuffer(ABC):
         start = 0
         if waiting and waiting + X.shape[0] >= b:  # complete the waiting round first
             start = b - waiting
-            self._round(np.concatenate([self._pending_X, X[:start]]),
+            self._round(stack_rows([self._pending_X, X[:start]]),
                         np.concatenate([self._pending_y, y[:start]]))
             self.n_rounds += 1
             waiting = 0
@@ -97,7 +98,8 @@ class RoundBuffer(ABC):
             self.n_rounds += 1
             yield
         tail = start + n_complete * b
-        self._pending_X = np.concatenate([self._pending_X, X[tail:]])
+        # rows (an array, or CSR: stack_rows keeps sparse rows sparse)
+        self._pending_X = stack_rows([self._pending_X, X[tail:]])
         self._pending_y = np.concatenate([self._pending_y, y[tail:]])
 
     def learn(self, X, y, trace=False):
