@@ -51,6 +51,7 @@ REGRESSOR_CASES = [
     ("auto", {}), ("ftl", {}), ("ftl", {"batch_size": 8}),  # PQFTL: float, grid leaves
     ("noisy-gd", {}), ("ftrl", {}), ("ftal", {}), ("igd", {"batch_size": 1}),
     ("giga", {}), ("mi-ogd", {}), ("mi-ogd", {"feedback": "bandit"}),
+    ("ftrl-momentum", {}),
 ]
 
 
@@ -74,7 +75,8 @@ def test_regressor_sparse_equals_dense(algorithm, extra, path, fmt, epsilon):
 
 CLASSIFIER_CASES = [
     ("auto", {}), ("ftrl", {}), ("ftal", {}), ("igd", {}), ("igd", {"batch_size": 1}),
-    ("giga", {}), ("mi-ogd", {}), ("noisy-gd", {}),
+    ("giga", {}), ("mi-ogd", {}), ("noisy-gd", {}), ("ls", {}), ("ls", {"batch_size": 8}),
+    ("ftrl-momentum", {}),
 ]
 
 
