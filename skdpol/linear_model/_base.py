@@ -354,7 +354,8 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(2_500, 3))
         >>> y = X @ [1.0, -2.0, 0.5]
-        >>> est = PrivateOnlineRegressor(data_norm=4.0, y_bound=8.0, random_state=0)
+        >>> est = PrivateOnlineRegressor(data_norm=4.0, y_bound=8.0, batch_size=1_000,
+        ...                              random_state=0)
         >>> for start in range(0, 2_500, 1_000):  # rounds of 1,000: 500 rows wait
         ...     est = est.partial_fit(X[start:start + 1_000], y[start:start + 1_000])
         >>> est.n_samples_learned_, est.n_samples_waiting_
