@@ -234,7 +234,7 @@ def test_the_published_pickle_holds_no_training_value(tmp_path):
     published = pickle.loads(blob)
     assert set(vars(published.model)) == {"coef_", "intercept_", "n_features_in_",
                                           "feature_names_in_", "n_samples_seen_",
-                                          "privacy_spent_"}
+                                          "n_samples_learned_", "privacy_spent_"}
     for value in (PLANTED, PLANTED * 10):
         patterns = [np.float64(value).tobytes(), repr(value).encode(), f"{value:.6g}".encode()]
         for published_file in (blob, (tmp_path / "m" / "card.json").read_bytes(),
