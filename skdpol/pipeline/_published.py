@@ -138,7 +138,12 @@ class PublishedModel:
 
     def predict_features(self, features):
         """Predictions for rows already through :meth:`features`."""
-        return self.model.predict(features)
+        return self.model.predict(self._named(features))
+
+    def _named(self, features):
+        # the model knows the feature names when its pipeline gave it a DataFrame
+        # (the command does); one fitted on an array gets the array
+        return features if hasattr(self.model, "feature_names_in_") else np.asarray(features)
 
 
 class PublishedClassifier(PublishedModel):
@@ -157,7 +162,8 @@ class PublishedClassifier(PublishedModel):
     >>> y = np.where(X.age > 50, "yes", "no")
     >>> pipe = make_stream_pipeline(pre.preprocessor,
     ...                             PrivateOnlineLogistic(epsilon=1.0, data_norm=pre.data_norm,
-    ...                                                   random_state=0)).fit(X, y)
+    ...                                                   random_state=0))
+    >>> pipe = pipe.fit(X, y, classes=pre.classes)
     >>> model = PublishedClassifier(schema=schema, pipeline=pipe.public_model())
     >>> model.predict(pd.DataFrame({"age": [20.0, 90.0]})).tolist()
     ['no', 'yes']
@@ -173,11 +179,11 @@ class PublishedClassifier(PublishedModel):
 
     def decision_function(self, X):
         """The linear scores of the rows of ``X`` (one column per class, or one for two)."""
-        return self.model.decision_function(self.features(X))
+        return self.model.decision_function(self._named(self.features(X)))
 
     def predict_proba(self, X):
         """Class probabilities (columns in the order of ``classes_``)."""
-        return self.model.predict_proba(self.features(X))
+        return self.model.predict_proba(self._named(self.features(X)))
 
 
 class PublishedRegressor(PublishedModel):
@@ -185,7 +191,8 @@ class PublishedRegressor(PublishedModel):
 
     def predict_features(self, features):
         """Predictions in the label's units: the model's output through the label's inverse map."""
-        return from_schema(self.schema).label_inverse(self.model.predict(features))
+        predictions = self.model.predict(self._named(features))
+        return from_schema(self.schema).label_inverse(predictions)
 
 
 # pickled (and documented) under the public name: model.pkl must not name a private module

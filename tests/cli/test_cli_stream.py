@@ -10,6 +10,7 @@ and the published model's public pickle name (old pickles still load).
 
 import json
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -98,6 +99,12 @@ def test_the_stream_equals_a_hand_written_stream_pipeline_bit_for_bit(tmp_path):
     np.testing.assert_allclose(published.predict_proba(frame), public.predict_proba(X),
                                rtol=1e-13, atol=0)
     assert published.privacy_spent_ == pipe[-1].privacy_spent_ == public.privacy_spent_
+    # the hand-written release behind the schema's check: its model saw arrays, not names
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wrapped = PublishedClassifier(schema=CLASSIFY, pipeline=public)
+        assert np.array_equal(wrapped.predict(frame), published.predict(frame))
+        assert wrapped.predict_proba(frame).shape == (rows, 2)
 
 
 def test_end_stream_flushes_rows_left_waiting():
