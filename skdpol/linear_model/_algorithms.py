@@ -19,13 +19,36 @@ from ..mechanisms._prefix import resolve_mechanism
 from ..online import fit_once, make_stream
 from ..online._factory import ONE_ROUND_FIT
 from ..online._momentum import momentum_round
-from ..online._registry import ALGORITHMS, AUTO, algorithm_names, auto_stream
+from ..online._registry import (ALGORITHMS, AUTO, SUFFICIENT_STATISTIC, algorithm_names,
+                                auto_stream)
 from ..utils._sparse import stack_rows, zero_rows_like
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
 # one gradient step; 512 was the measured best fixed size on the generated
 # streams (docs/benchmarks/logistic.md)
 GRADIENT_ROUND = 512
+
+# the widest rows a sufficient-statistic algorithm ("ftl", "ls") is built for:
+# its state holds d x d float64 sums (and the prefix-sum mechanism's buffers
+# of them, several copies), so one d x d matrix of more than 2 GB
+# (d > 16,384 columns, the intercept included) means tens of GB in all. Above
+# it the estimator says so instead of failing in numpy with a MemoryError.
+MAX_SUFFICIENT_STATISTIC_BYTES = 2**31
+
+
+def check_width(algorithm, n_columns):
+    """Refuse a d x d (sufficient-statistic) ``algorithm`` on ``n_columns``
+    columns (features plus the intercept) whose d x d sums would not fit in
+    memory; the first-order streams are O(d)."""
+    if ALGORITHMS[algorithm].kind != SUFFICIENT_STATISTIC:
+        return
+    gb = 8 * n_columns ** 2 / 2**30
+    if 8 * n_columns ** 2 > MAX_SUFFICIENT_STATISTIC_BYTES:
+        raise ValueError(
+            f"algorithm={algorithm!r} keeps d x d sums: with n_features={n_columns} "
+            f"(the intercept included) one of them is {gb:,.0f} GB, and its state holds "
+            "several. Use algorithm=\"ftrl-momentum\" or \"ftrl\" (state linear in "
+            "n_features) for rows this wide.")
 
 
 def algorithm_constraint(estimator):

@@ -16,7 +16,7 @@ from ..online._registry import ALGORITHMS, CLASSIFIER
 from ..utils._docstrings import inject_docstring
 from ..utils._state import Transaction
 from ..utils._warnings import user_stacklevel
-from ._algorithms import algorithm_constraint
+from ._algorithms import algorithm_constraint, check_width
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._dask_fit import fit_dask, is_dask
 from ._public import PublicLinearClassifier, _decision, _predict, _proba
@@ -337,6 +337,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         self._check_horizon(X.shape[0], X, 0 if first_call else stream.n_seen)
         if first_call:
             algorithm = self._algorithm_for(stream=True)
+            check_width(algorithm, X.shape[1] + self.fit_intercept)
             # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
             lazy = CLASSIFIER in ALGORITHMS[algorithm].lazy_rows
             stream = self._new_stream(GradientStream, X.shape[0], rows="lazy" if lazy else "copy")
@@ -405,6 +406,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         encoded = self._encode(y)
         units = stream.units = self._resolve_units(X)
         self.algorithm_ = self._algorithm_for(stream=False)
+        check_width(self.algorithm_, X.shape[1] + self.fit_intercept)
         W, event = self._fit_gradient(stream, self._loss(self.algorithm_), units.rows(X),
                                       encoded, stream.batch_size)
         self._record_one_release(stream, X.shape[0], W, event)

@@ -23,7 +23,7 @@ from ..online._ftl import RidgeRelease
 from ..utils._docstrings import inject_docstring
 from ..utils._warnings import user_stacklevel
 from ..online._registry import ALGORITHMS, REGRESSOR, SUFFICIENT_STATISTIC
-from ._algorithms import algorithm_constraint
+from ._algorithms import algorithm_constraint, check_width
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._dask_fit import fit_dask, is_dask
 from ._streams import GradientStream, SufficientStatisticStream
@@ -325,6 +325,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         X, y = self._validate_chunk(X, y, stream is None, y_numeric=True)
         self._check_horizon(X.shape[0], X, 0 if stream is None else stream.n_seen)
         if stream is None:
+            check_width(self.algorithm_, X.shape[1] + self.fit_intercept)
             stream = self._start(X, y)
         models = stream.learn(X, y, progressive)
         # PQFTL's release is solved when first read (a stream read once pays once)
@@ -372,6 +373,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
                              y_numeric=True, accept_sparse=ACCEPT_SPARSE)
         X = csr_rows(X)
+        check_width(self.algorithm_, X.shape[1] + self.fit_intercept)
         stream = self._begin_one_release(X.shape[0])
         spec = ALGORITHMS[self.algorithm_]
         if spec.kind == SUFFICIENT_STATISTIC:
