@@ -4,6 +4,7 @@ import math
 import os
 import warnings
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
@@ -12,7 +13,7 @@ from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_features, _num_samples, check_is_fitted, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import PrivacyLeakWarning
@@ -474,38 +475,18 @@ default="auto"
         data_norm, y_bound, labels, inferred = self._bounds(summaries, classes, classifier)
         sizes = [s["n_rows"] for s in summaries]
         warn_delta(self.delta, n_rows)
-        if classifier:
-            loss = LogisticLoss() if labels.size == 2 else MultinomialLoss(labels.size)
-        else:
-            loss = SquaredLoss(1.0)
-        alpha = self.alpha if self.alpha is not None else DEFAULT_ALPHA[self.loss]
-        self._alpha = alpha
-        k = loss.n_outputs
-        p = self.n_features_in_ + int(self.fit_intercept)
-        dim = k * p
-        R = math.sqrt(2.0) if self.fit_intercept else 1.0
-        B = loss.optimum_radius(alpha)
-        lip = loss.lipschitz(R, B)  # ||grad l(theta; d)|| <= lip on the ball
-        private = not math.isinf(self.epsilon)
+        loss = _loss(classifier, labels)
+        plan = self._plan(n_rows, sizes, loss, self.n_features_in_)
+        self._alpha = alpha = plan.alpha
+        k, dim, B, lip, private = plan.k, plan.dim, plan.B, plan.lip, plan.private
+        R, schedule, n_rounds, lr = plan.R, plan.schedule, plan.n_rounds, plan.lr
+        sensitivity, mult, event_spent = plan.sensitivity, plan.mult, plan.event
+        noise_var = plan.noise_var
+        p = plan.p
         rng = make_rng(self.random_state)
         seeded = is_seeded(self.random_state)
         root = int.from_bytes(rng.bytes(32), "little")
-
-        schedule = self._schedule()
-        n_rounds, lr = self._rounds_and_rate(n_rows, len(sizes), loss, R, B, schedule)
-        if self.protocol == "sgd2":
-            sensitivity = 2.0 * lip  # one party's gradient sum, replace-one
-            mult = self._sgd2_multiplier(n_rounds) if private else 0.0
-            terms, event_spent, noise_var = self._sgd2_terms(
-                loss, data_norm, y_bound, labels, sensitivity, mult, len(sizes), dim, n_rows,
-                n_rounds)
-        else:
-            sensitivity = 2.0 * n_rows * lip  # n grad of the drawn row, replace-one
-            mult = self._sgd1_multiplier(sizes) if private else 0.0
-            event_spent = _accounting.sgd1_event(mult, sizes)  # covers every party
-            terms = PartyTerms(loss, data_norm, y_bound, labels, self.fit_intercept,
-                               sensitivity, mult, self.noise_sampler, "local")
-            noise_var = (mult * sensitivity) ** 2
+        terms = self._party_terms(plan, loss, data_norm, y_bound, labels)
 
         def step(t):
             # per-row smoothness plus alpha bounds the curvature of the mean
@@ -559,6 +540,78 @@ default="auto"
             bounds_trusted=not inferred, releases=1, inferred=inferred, seeded=seeded)
         record_release(self, event_spent)  # last: a refusal undoes the fit
 
+    # ----------------------------------------------------------- the plan
+    def _plan(self, n_rows, sizes, loss, n_features):
+        """The protocol's public terms for parties of ``sizes`` rows of
+        ``n_features``: rounds, step sizes, sensitivity, noise and the cost
+        (``event``). Every one is a function of public quantities (parameters,
+        shapes, the parties' row counts and the loss's classes), never of a
+        row or a bound read off the data: the declared cost is the plan's."""
+        alpha = self.alpha if self.alpha is not None else DEFAULT_ALPHA[self.loss]
+        k = loss.n_outputs
+        p = n_features + int(self.fit_intercept)
+        dim = k * p
+        R = math.sqrt(2.0) if self.fit_intercept else 1.0
+        B = loss.optimum_radius(alpha)
+        lip = loss.lipschitz(R, B)  # ||grad l(theta; d)|| <= lip on the ball
+        private = not math.isinf(self.epsilon)
+        schedule = self._schedule()
+        n_rounds, lr = self._rounds_and_rate(n_rows, len(sizes), loss, R, B, schedule, alpha)
+        grid_terms = None
+        if self.protocol == "sgd2":
+            sensitivity = 2.0 * lip  # one party's gradient sum, replace-one
+            mult = self._sgd2_multiplier(n_rounds) if private else 0.0
+            event, noise_var, grid_terms = self._sgd2_noise(sensitivity, mult, len(sizes), dim,
+                                                            n_rows, n_rounds)
+        else:
+            sensitivity = 2.0 * n_rows * lip  # n grad of the drawn row, replace-one
+            mult = self._sgd1_multiplier(sizes) if private else 0.0
+            event = _accounting.sgd1_event(mult, sizes)  # covers every party
+            noise_var = (mult * sensitivity) ** 2
+        return SimpleNamespace(alpha=alpha, k=k, p=p, dim=dim, R=R, B=B, lip=lip,
+                               private=private, schedule=schedule, n_rounds=n_rounds, lr=lr,
+                               sensitivity=sensitivity, mult=mult, event=event,
+                               noise_var=noise_var, grid_terms=grid_terms)
+
+    def _declared_event(self, method, args):
+        """(event, None) a ``fit`` will record (a new ledger branch), from
+        public quantities only (:meth:`_plan`: the parties' row counts, the
+        features, the classes). None for dask input, whose blocks' sizes are
+        known once computed (its release checks the budget), and for a call
+        the real one refuses."""
+        if getattr(method, "__name__", None) != "_fit":
+            return None
+        X, y, parties, classes = args
+        if _is_dask(X) or _is_dask(y):
+            return None
+        self._check_combination()
+        n_rows = _num_samples(X)
+        if parties is None:
+            sizes = [n_rows]
+        else:
+            sizes = np.unique(np.asarray(parties).ravel(), return_counts=True)[1].tolist()
+        if n_rows < 1 or sum(sizes) != n_rows:
+            return None  # the real call refuses it
+        labels = None
+        if self.loss == "log_loss":  # classes=None: the label set read off y, as fit does
+            labels = np.unique(np.asarray(np.unique(y) if classes is None else classes))
+        return self._plan(n_rows, sizes, _loss(labels is not None, labels),
+                          _num_features(X)).event, None
+
+    def _party_terms(self, plan, loss, data_norm, y_bound, labels):
+        """What every party is told: the loss, the bounds and the noise."""
+        if self.protocol != "sgd2":
+            return PartyTerms(loss, data_norm, y_bound, labels, self.fit_intercept,
+                              plan.sensitivity, plan.mult, self.noise_sampler, "local")
+        base = dict(loss=loss, data_norm=data_norm, y_bound=y_bound, classes=labels,
+                    fit_intercept=self.fit_intercept, sensitivity=plan.sensitivity,
+                    multiplier=plan.mult, sampler=self.noise_sampler,
+                    trust_model=self.trust_model)
+        if plan.grid_terms is None:
+            return PartyTerms(**base)
+        step, share = plan.grid_terms
+        return PartyTerms(**base, grid_step=step, share_scale=share)
+
     def _schedule(self):
         if self.step_schedule == "auto":
             return "nesterov" if self.protocol == "sgd2" else "strongly-convex"
@@ -567,7 +620,7 @@ default="auto"
                              "gradients); use 'strongly-convex' or 'lipschitz' with 'sgd1'.")
         return self.step_schedule
 
-    def _rounds_and_rate(self, n_rows, n_parties, loss, R, B, schedule):
+    def _rounds_and_rate(self, n_rows, n_parties, loss, R, B, schedule, alpha):
         """SGD2's rounds and (nesterov) step size on the mean gradient.
 
         ``n_rounds="auto"``: the project's noisy-GD schedule
@@ -581,12 +634,12 @@ default="auto"
         n_eff = n_rows if self.trust_model == "secure-aggregation" else n_rows / math.sqrt(
             n_parties)
         if math.isinf(self.epsilon):
-            auto_rounds, lr = MAX_STEPS, 1.0 / (loss.smoothness(R) + self._alpha)
+            auto_rounds, lr = MAX_STEPS, 1.0 / (loss.smoothness(R) + alpha)
         else:
             auto_rounds, lr = gradient_schedule(max(n_eff, 1.0), self.epsilon, self.delta,
-                                                _OnBall(loss, B), R, alpha=self._alpha)
+                                                _OnBall(loss, B), R, alpha=alpha)
         if self.n_rounds != "auto":
-            return int(self.n_rounds), 1.0 / (loss.smoothness(R) + self._alpha)
+            return int(self.n_rounds), 1.0 / (loss.smoothness(R) + alpha)
         return auto_rounds if schedule == "nesterov" else DEFAULT_ROUNDS, lr
 
     def _sgd2_multiplier(self, n_rounds):
@@ -600,16 +653,12 @@ default="auto"
             return _accounting.paper_sgd1_multiplier(self.epsilon, self.delta, sum(sizes))
         return _accounting.calibrate_sgd1(self.epsilon, self.delta, sizes)
 
-    def _sgd2_terms(self, loss, data_norm, y_bound, labels, sensitivity, mult, n_parties,
-                    dim, n_rows, n_rounds):
-        """Party terms, the event to report, and the summed noise's variance."""
-        local = self.trust_model == "local"
-        base = dict(loss=loss, data_norm=data_norm, y_bound=y_bound, classes=labels,
-                    fit_intercept=self.fit_intercept, sensitivity=sensitivity,
-                    multiplier=mult, sampler=self.noise_sampler, trust_model=self.trust_model)
-        if local:
+    def _sgd2_noise(self, sensitivity, mult, n_parties, dim, n_rows, n_rounds):
+        """SGD2's event to report, the summed noise's variance and, under
+        secure aggregation, the parties' (grid step, share scale)."""
+        if self.trust_model == "local":
             event = _accounting.sgd2_event(mult, n_rounds, self.noise_sampler)
-            return PartyTerms(**base), event, n_parties * (mult * sensitivity) ** 2
+            return event, n_parties * (mult * sensitivity) ** 2, None
         step = grid_step(sensitivity, dim)
         shift = grid_sensitivity(sensitivity, dim, step)  # rounding included, grid units
         check_headroom(n_rows, dim, shift)
@@ -619,8 +668,7 @@ default="auto"
             event = _accounting.secure_sum_event(rho, n_rounds)
         else:
             event = None
-        terms = PartyTerms(**base, grid_step=step, share_scale=share)
-        return terms, event, (mult * shift * step) ** 2
+        return event, (mult * shift * step) ** 2, (step, share)
 
     def _keys(self, root, seeded, tag, *index):
         # a party's noise key: derived by the coordinator only in seeded runs;
@@ -725,6 +773,13 @@ default="auto"
         if self.loss == "log_loss":
             return PublicLinearClassifier._from_release(self)
         return PublicLinearRegressor._from_release(self)
+
+
+def _loss(classifier, labels):
+    """The protocol's loss: logistic (binary or multinomial over ``labels``) or squared."""
+    if classifier:
+        return LogisticLoss() if labels.size == 2 else MultinomialLoss(labels.size)
+    return SquaredLoss(1.0)
 
 
 class _OnBall:

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import _num_samples, validate_data
+from sklearn.utils.validation import _num_features, _num_samples, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
@@ -102,25 +102,45 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
             return method(*args)
 
     def _declared_event(self, method, args):
-        """(event, ledger head) a ``_learn`` call on the live stream will
-        record, from public counts (its rows, the stream's rounds so far):
-        :meth:`._streams.StreamState.cost_after`. None for a call this does
-        not declare (one that starts a stream, ``fit``): the ledger dry-runs
-        it. Raises what the real call would (changed terms, the horizon)."""
-        if getattr(method, "__name__", None) != "_learn":
-            return None
-        stream = self._live_stream()  # checks the stream's terms
-        if stream is None:
+        """(event, ledger head) the call ``method(*args)`` (``_learn`` or
+        ``_fit``) will record, from public quantities only: parameters, the
+        call's shape and, for a live stream, its rounds so far
+        (:meth:`._streams.StreamState.cost_after`). A call that starts a
+        stream states the cost of a new stream (:meth:`_planned_stream`: its
+        algorithm built from public quantities with a throw-away generator,
+        fed nothing), ``fit`` its one release (:meth:`_fit_event`); both
+        start a new ledger branch (head None). Raises what the real call
+        would (changed terms, the horizon, a refused combination); None for
+        an empty call (the real call refuses it)."""
+        name = getattr(method, "__name__", None)
+        if name not in ("_learn", "_fit"):
             return None
         n_rows = _num_samples(args[0])
         if n_rows < 1:
             return None  # the real call refuses it
-        self._check_horizon(n_rows, None, stream.n_seen)
-        stream.algorithm.check_room(n_rows)
+        if name == "_fit":
+            return self._fit_event(n_rows, _num_features(args[0]), args), None
         # the regressors' progressive path and the classifier's trace publish
         # every round (the last argument); the kernel model's never does
         trace = bool(args[-1]) and type(self)._learn_traces
+        stream = self._live_stream()  # checks the stream's terms
+        if stream is None:
+            self._check_horizon(n_rows)
+            stream = self._planned_stream(n_rows, _num_features(args[0]), args)
+            return stream.cost_after(n_rows, trace), None
+        self._check_horizon(n_rows, None, stream.n_seen)
+        stream.algorithm.check_room(n_rows)
         return stream.cost_after(n_rows, trace), self.__dict__.get(HEAD)
+
+    def _public_units(self, labels):
+        """A :class:`UnitSpace` for declared costs: the bounds given, or 1 in
+        place of a bound read off the data (a cost depends on the unit
+        space's row bound and intercept only, never on the bounds)."""
+        data_norm = 1.0 if self.data_norm is None else float(self.data_norm)
+        y_bound = None
+        if labels:
+            y_bound = 1.0 if self.y_bound is None else float(self.y_bound)
+        return UnitSpace(data_norm, y_bound, self.fit_intercept)
 
     _learn_traces = True  # does ``_learn``'s last argument publish every round?
 

@@ -1,6 +1,6 @@
 """Private online learning algorithms (numpy only, no scikit-learn)."""
 
-from ._factory import GRADIENT_ALGORITHMS, fit_once, make_stream
+from ._factory import GRADIENT_ALGORITHMS, fit_once, fit_once_event, make_stream
 from ._ftal import PrivateFTAL
 from ._ftl import (
     PrivateQuadraticFTL,
