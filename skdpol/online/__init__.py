@@ -26,6 +26,7 @@ __all__ = [
     "ProjectedGD",
     "default_scales",
     "fit_once",
+    "fit_once_event",
     "joint_sensitivity",
     "make_stream",
     "offline_release",
