@@ -8,7 +8,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..exceptions import PrivacyLeakWarning
-from ..utils._warnings import user_stacklevel
+from ..utils import user_stacklevel
 from ._parties import DaskParties, LocalParties
 
 

@@ -10,8 +10,8 @@ import numpy as np
 from sklearn.utils.validation import _num_features, _num_samples
 
 from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
-from ..mechanisms._discrete import grid_sensitivity, grid_step
-from ..online._noisy_gd import MAX_STEPS, gradient_schedule
+from ..mechanisms import grid_sensitivity, grid_step
+from ..online import MAX_STEPS, gradient_schedule
 from . import _accounting
 from ._inputs import _is_dask
 from ._party import PartyTerms

@@ -15,8 +15,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import PrivacyLeakWarning
-from ..linear_model._base import make_rng, warn_delta
-from ..linear_model._public import (
+from ..linear_model import make_rng, warn_delta
+from ..linear_model import (
     PublicLinearClassifier,
     PublicLinearRegressor,
     _decision,
@@ -24,13 +24,13 @@ from ..linear_model._public import (
     _proba,
 )
 from ..losses import LogisticLoss  # noqa: F401  (tests build party terms from here)
-from ..online._noisy_gd import MOMENTUM
-from ..mechanisms._discrete import grid_step  # noqa: F401  (tests read the grid from here)
+from ..online import MOMENTUM
+from ..mechanisms import grid_step  # noqa: F401  (tests read the grid from here)
 from ..ledger import PrivacyLedger
-from ..ledger._hook import HEAD, check_budget, record_release
+from ..ledger import HEAD, check_budget, record_release
 from ..utils import run_transaction
-from ..utils._stream import is_seeded
-from ..utils._warnings import user_stacklevel
+from ..utils import is_seeded
+from ..utils import user_stacklevel
 from . import _accounting
 from ._inputs import PartyInputsMixin, _is_dask
 from ._parties import payload_bytes

@@ -12,12 +12,12 @@ from sklearn.utils.validation import _num_features, _num_samples, check_is_fitte
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..mechanisms import NoiseSpec
-from ..mechanisms._prefix import prefix_sum_event, resolve_mechanism
+from ..mechanisms import prefix_sum_event, resolve_mechanism
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
 from ..ledger import PrivacyLedger
-from ..ledger._hook import HEAD, check_budget, record_release
+from ..ledger import HEAD, check_budget, record_release
 from ..utils import StreamMixin, run_transaction
-from ..utils._stream import is_seeded
+from ..utils import is_seeded
 from ._public import PublicSubmodularSelector
 
 _BUILT_IN = {"concave": ConcaveMassCost}

@@ -21,7 +21,7 @@ import math
 from dp_accounting import NoOpDpEvent
 
 from ..mechanisms import NoiseSpec
-from ..online._rounds import project_ball
+from ..online import project_ball
 
 
 def final_release(base, X, y, *, epsilon, delta, noise, rng):

@@ -13,11 +13,11 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
-from ..losses._linear import HuberLoss
+from ..losses import HuberLoss
 from ..mechanisms import NoiseSpec, family_for
-from ..mechanisms._prefix import resolve_mechanism
+from ..mechanisms import resolve_mechanism
 from ..online import fit_once, fit_once_event, make_stream
-from ..online._registry import ALGORITHMS, AUTO, algorithm_names
+from ..online import ALGORITHMS, AUTO, algorithm_names
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
 # one gradient step; 512 was the measured best fixed size on the generated

@@ -17,11 +17,11 @@ from sklearn.utils.validation import _num_features, _num_samples, validate_data
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..ledger import PrivacyLedger
-from ..ledger._hook import HEAD, check_budget, record_release
+from ..ledger import HEAD, check_budget, record_release
 from ..utils import StreamMixin, row_norms_max
-from ..utils._state import Transaction
-from ..utils._stream import check_terms
-from ..utils._warnings import user_stacklevel
+from ..utils import Transaction
+from ..utils import check_terms
+from ..utils import user_stacklevel
 from ._algorithms import GRADIENT_ROUND, AlgorithmBuilderMixin  # noqa: F401  (GRADIENT_ROUND: its old home)
 from ._streams import StreamState
 from ._units import UnitSpace, to_original_units  # noqa: F401  (to_original_units: its old home)

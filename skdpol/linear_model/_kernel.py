@@ -16,9 +16,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..kernel import KERNELS, KernelORLS, RandomFourierFeatures
-from ..kernel._release import final_event, final_release
+from ..kernel import final_event, final_release
 from ..mechanisms import NoiseSpec
-from ..mechanisms._prefix import prefix_sum_event
+from ..mechanisms import prefix_sum_event
 from ..online import (
     NoisyGradientDescent,
     OutputPerturbation,
@@ -28,7 +28,7 @@ from ..online import (
     round_event,
     steps_per_round,
 )
-from ..utils._docstrings import inject_docstring
+from ..utils import inject_docstring
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicKernelRegressor, kernel_predict
 from ._streams import GradientStream, StreamState

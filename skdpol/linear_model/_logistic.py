@@ -10,11 +10,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyLeakWarning
-from ..ledger._hook import check_budget
-from ..online._registry import ALGORITHMS, CLASSIFIER
-from ..utils._docstrings import inject_docstring
-from ..utils._state import Transaction
-from ..utils._warnings import user_stacklevel
+from ..ledger import check_budget
+from ..online import ALGORITHMS, CLASSIFIER
+from ..utils import inject_docstring
+from ..utils import Transaction
+from ..utils import user_stacklevel
 from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._public import PublicLinearClassifier, _decision, _predict, _proba

@@ -11,17 +11,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import paper_tree_sigma
 from ..mechanisms import NoiseSpec
-from ..mechanisms._prefix import prefix_sum_event
+from ..mechanisms import prefix_sum_event
 from ..online import (
     PrivateQuadraticFTL,
     joint_sensitivity,
     one_shot_event,
     one_shot_ridge,
 )
-from ..online._ftl import RidgeRelease
-from ..utils._docstrings import inject_docstring
-from ..utils._warnings import user_stacklevel
-from ..online._registry import ALGORITHMS, REGRESSOR, SUFFICIENT_STATISTIC
+from ..online import RidgeRelease
+from ..utils import inject_docstring
+from ..utils import user_stacklevel
+from ..online import ALGORITHMS, REGRESSOR, SUFFICIENT_STATISTIC
 from ._algorithms import algorithm_constraint
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._streams import GradientStream, StreamState, SufficientStatisticStream

@@ -14,9 +14,9 @@ from scipy.optimize import brentq
 from sklearn.base import clone
 
 from ..accounting import epsilon_spent, gaussian_mu, zcdp_epsilon, zcdp_rho
-from ..accounting._spent import _round_up
-from ..ledger._compose import _rdp_epsilon
-from ..ledger._hook import stated_event
+from ..accounting import _round_up
+from ..ledger import _rdp_epsilon
+from ..ledger import stated_event
 
 
 def total_event(rho_run, mean_runs, shape):

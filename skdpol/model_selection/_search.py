@@ -96,13 +96,13 @@ from sklearn.utils.validation import (
 from ..accounting import PrivacySpent
 from ..exceptions import PrivacyLeakWarning
 from ..ledger import PrivacyLedger
-from ..ledger._compose import compose
-from ..ledger._hook import record_release
-from ..linear_model._base import warn_delta
+from ..ledger import compose
+from ..ledger import record_release
+from ..linear_model import warn_delta
 from ..mechanisms import NoiseSpec
 from ..utils import run_transaction
-from ..utils._stream import is_seeded
-from ..utils._warnings import user_stacklevel
+from ..utils import is_seeded
+from ..utils import user_stacklevel
 from ._fit_params import route_fit_params, training_params
 from ._repeat_select import (  # noqa: F401 (the accounting, importable from here as before)
     _declared_fit_event,

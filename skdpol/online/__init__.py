@@ -37,3 +37,20 @@ __all__ = [
     "steps_per_round",
     "gradient_schedule",
 ]
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+from ._ftl import RidgeRelease  # noqa: E402, F401
+from ._noisy_gd import MAX_STEPS, MOMENTUM  # noqa: E402, F401
+from ._pocp import paper_multiplier  # noqa: E402, F401
+from ._registry import (  # noqa: E402, F401
+    ALGORITHMS, AUTO, CLASSIFIER, REGRESSOR, SUFFICIENT_STATISTIC, algorithm_names,
+)
+from ._rounds import RoundBuffer, project_ball  # noqa: E402, F401
+_internal = (
+    'ALGORITHMS', 'AUTO', 'CLASSIFIER', 'ImplicitGD', 'MAX_STEPS', 'MOMENTUM',
+    'OutputPerturbation', 'REGRESSOR', 'RidgeRelease', 'RoundBuffer', 'SUFFICIENT_STATISTIC',
+    'algorithm_names', 'gradient_schedule', 'paper_multiplier', 'project_ball'
+)

@@ -1,7 +1,7 @@
 """Build a private streaming algorithm from the estimators' parameters."""
 
 from ..mechanisms import NoiseSpec
-from ..mechanisms._prefix import prefix_sum_event
+from ..mechanisms import prefix_sum_event
 from ._ftal import PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
 from ._mi_ogd import MutualInformationOGD

@@ -44,7 +44,7 @@ from dp_accounting import GaussianDpEvent, NoOpDpEvent, ZCDpEvent
 
 from ..accounting import pure_dp_event
 from ..mechanisms import NoiseSpec
-from ..mechanisms._spec import HoldsNoiseSpec
+from ..mechanisms import HoldsNoiseSpec
 from ._rounds import project_ball
 
 # an upper bound on sum_{n >= 2} 1 / (n ln^2 n): the first 10^7 terms plus

@@ -14,7 +14,7 @@ import dataclasses
 from dp_accounting import dp_event
 
 from ..accounting import PrivacySpent
-from ..mechanisms._quantile import quantile_event
+from ..mechanisms import quantile_event
 from ._bounds import DEFAULT_BINS, DEFAULT_SHARE, PrivateRangeEstimator
 
 BIG_SHARE = 0.3  # the default share when the label's range, or many ranges, are private
@@ -59,7 +59,7 @@ def composed_spent(events, delta, *, seeded=False, releases=1, bounds_trusted=Tr
     event : dp_accounting.ComposedDpEvent
     spent : skdpol.accounting.PrivacySpent
     """
-    from ..ledger._compose import compose  # the ledger's composition: the same figure
+    from ..ledger import compose  # the ledger's composition: the same figure
 
     event = dp_event.ComposedDpEvent(list(events))
     eps, how = compose([event], float(delta))
@@ -93,7 +93,7 @@ def calibrate_model_epsilon(model_event, prior_event, epsilon, delta, *, rtol=1e
     ValueError
         When ``prior_event`` alone leaves no room for a model.
     """
-    from ..ledger._compose import compose  # the ledger's composition: the same figure
+    from ..ledger import compose  # the ledger's composition: the same figure
 
     def composed(e):
         return compose([prior_event, model_event(e)], delta)[0]
@@ -171,7 +171,7 @@ def fit_with_ranges(estimator, private, X, y=None, **fit_params):
     """
     from sklearn.base import clone
 
-    from ..ledger._hook import resolve_ledger, stated_event
+    from ..ledger import resolve_ledger, stated_event
 
     if private.privacy_spent is None:  # no private range: nothing to compose
         return estimator.set_params(epsilon=private.model_epsilon).fit(X, y, **fit_params)
