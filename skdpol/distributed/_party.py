@@ -19,8 +19,8 @@ import functools
 import numpy as np
 
 from ..mechanisms import perturb
-from ..mechanisms._discrete import discrete_noise, quantise
-from ..utils._validation import clip_rows_in_place
+from ..mechanisms import discrete_noise, quantise
+from ..utils import clip_rows_in_place
 from ._secagg import pairwise_mask
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..utils._validation import clip_labels, clip_rows_in_place
+from ..utils import clip_labels, clip_rows_in_place
 from ._rows import unit_rows
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import assert_all_finite
 
 from ..mechanisms import pack_symmetric
-from ..utils._validation import scale_rows_onto
+from ..utils import scale_rows_onto
 from ._ftl_grid import _INSIDE
 
 __all__ = ["FLOAT_MAX_ROWS", "FLOAT_MIN_ROWS", "float_leaf_sensitivity", "float_rows"]

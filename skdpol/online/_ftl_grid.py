@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..mechanisms import pack_symmetric
-from ..utils._validation import clip_rows_in_place
+from ..utils import clip_rows_in_place
 
 __all__ = ["LeafGrid", "fixed_point_bits"]
 

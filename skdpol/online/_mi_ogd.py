@@ -41,7 +41,7 @@ import numpy as np
 from dp_accounting import NoOpDpEvent
 
 from ..mechanisms import sample_l2_laplace
-from ..mechanisms._spec import HoldsNoiseSpec
+from ..mechanisms import HoldsNoiseSpec
 from ._rounds import RoundBuffer, project_ball
 
 

@@ -13,3 +13,10 @@ from ._stream import PublicPipeline, StreamPipeline, make_stream_pipeline
 __all__ = ["DeclaredPublic", "PublicPipeline", "StepCheck",
            "StreamPipeline", "check_public_pipeline",
            "check_public_step", "declare_public", "make_stream_pipeline"]
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+from ._public_steps import refuse_unless_public  # noqa: E402, F401
+_internal = ('refuse_unless_public',)

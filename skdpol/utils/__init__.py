@@ -6,3 +6,17 @@ from ._stream import StreamMixin
 from ._validation import clip_labels, clip_rows, row_norms_max
 
 __all__ = ["PublicRelease", "StreamMixin", "clip_labels", "clip_rows", "row_norms_max", "run_transaction"]
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+from ._docstrings import inject_docstring  # noqa: E402, F401
+from ._state import Transaction  # noqa: E402, F401
+from ._stream import check_terms, is_seeded, stream_rng  # noqa: E402, F401
+from ._validation import clip_rows_in_place, scale_rows_onto  # noqa: E402, F401
+from ._warnings import user_stacklevel  # noqa: E402, F401
+_internal = (
+    'StreamMixin', 'Transaction', 'check_terms', 'clip_labels', 'clip_rows', 'clip_rows_in_place',
+    'inject_docstring', 'is_seeded', 'scale_rows_onto', 'stream_rng', 'user_stacklevel'
+)
