@@ -49,8 +49,9 @@ def adult_private_pipeline(ledger, scaler_epsilon=0.1, model_epsilon=0.8, random
         ("categorical", make_pipeline(
             SimpleImputer(strategy="constant", fill_value="missing"),
             OneHotEncoder(categories=[[*ADULT_CATEGORIES[c], "missing"] for c in categorical],
-                          handle_unknown="ignore", sparse_output=False)), categorical),
-    ], sparse_threshold=0.0)
+                          handle_unknown="ignore")), categorical),
+    ], sparse_threshold=1.0)  # sparse output (a threshold between 0 and 1 would read the
+    # rows' density: skdpol.pipeline refuses it as a leak)
     # data_norm: three standard deviations per standardised column (a public rule;
     # longer rows are clipped by the model) plus one 1 per categorical column
     data_norm = float(np.sqrt(9 * len(ADULT_RANGES) + len(categorical)))

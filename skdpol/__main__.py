@@ -155,7 +155,9 @@ def _add_fit(subparsers):
         description="Train PrivateOnlineLogistic (the schema's label has classes) or "
                     "PrivateOnlineRegressor (it has a range) on a CSV or Parquet table, "
                     "through the public preprocessing of its schema, and write into DIR the "
-                    "published model (model.pkl: no curator state), its card (card.json, "
+                    "published model (model.pkl, a skdpol.pipeline.PublishedClassifier or "
+                    "PublishedRegressor: the schema and the public pipeline, no curator "
+                    "state), its card (card.json, "
                     "card.md) and, with matplotlib, coefficients.png. Every row is checked "
                     "against the schema first: bad input writes nothing.")
     p.add_argument("data", metavar="DATA", help="the table: .csv (also .csv.gz) or .parquet")
@@ -176,8 +178,9 @@ def _add_fit(subparsers):
                         "composed by dp-accounting to exactly --epsilon")
     p.add_argument("--chunksize", type=_positive_int, default=None, metavar="N",
                    help="stream the table N rows at a time through partial_fit (every "
-                        "chunk's model is a release); default: fit on the whole table at "
-                        "once (one release, less noise)")
+                        "chunk's model is a release; the last round, complete or not, is "
+                        "learned at the end of the file, so the model holds every row); "
+                        "default: fit on the whole table at once (one release, less noise)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="the folder to write (refused if it exists and is not empty)")
     p.add_argument("--overwrite", action="store_true", help="replace a non-empty DIR")

@@ -93,7 +93,8 @@ def make_card(published, *, pre, rows, parameters, figure=None, private=None):
     pre : skdpol.preprocessing.PublicPreprocessing
         What ``from_schema`` built (the bounds).
     rows : int
-        The rows the model was trained on.
+        The rows the model was trained on (the card states how many the
+        released model learned, ``rows_learned``, and ``rows_waiting``: 0).
     parameters : dict
         The command's parameters.
     figure : str or None
@@ -119,6 +120,10 @@ def make_card(published, *, pre, rows, parameters, figure=None, private=None):
         "bounds_share": _share(private),
         "bounds": _bounds(pre, schema, private),
         "rows": int(rows),
+        # every row in the released model: fit uses them all; a stream learns
+        # its incomplete last round at the end (the horizon's call, or flush())
+        "rows_learned": int(published.n_samples_learned_),
+        "rows_waiting": int(rows) - int(published.n_samples_learned_),
         "label": schema["label"],
         "features": [str(n) for n in published.feature_names_],
         "coefficients": coef,
@@ -192,7 +197,10 @@ def render_markdown(card):
         "", "One row of the table is one person: the guarantee covers replacing any one row.",
         "",
         "## Data", "",
-        f"- rows: {card['rows']:,}",
+        f"- rows: {card['rows']:,}, of which the released model learned "
+        f"{card['rows_learned']:,}"
+        + (" (all: none left waiting for a round)" if card["rows_waiting"] == 0
+           else f" ({card['rows_waiting']:,} waiting for a round)"),
         f"- label: `{label['name']}`, "
         + (f"classes {label['classes']}" if "classes" in label
            else f"range {label['range']} (transform {label.get('transform', 'none')})"),
@@ -230,7 +238,9 @@ def render_markdown(card):
               f"{params['estimator']} (algorithm {params['algorithm']}), "
               + ("`fit` on the whole table (one release)" if params["chunksize"] is None
                  else f"`partial_fit` on chunks of {params['chunksize']:,} rows "
-                      f"(horizon {card['rows']:,}; every chunk's model is a release)")
+                      f"(horizon {card['rows']:,}; every chunk's model is a release, and "
+                      "the call that reached the horizon learned the last round, complete "
+                      "or not: its release is in the epsilon and the releases above)")
               + ".", "",
               "| parameter | value |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in params.items()]

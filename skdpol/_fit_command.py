@@ -3,9 +3,11 @@
 :func:`fit_table` reads a CSV or Parquet file (in chunks when asked), checks
 every row against the schema before anything is fitted or written, trains
 ``PrivateOnlineLogistic`` (the label has ``classes``) or
-``PrivateOnlineRegressor`` (it has a ``range``) on the schema's public
-preprocessing, and writes a folder: ``model.pkl`` (a
-:class:`~skdpol._published.PublishedModel`, no curator state),
+``PrivateOnlineRegressor`` (it has a ``range``) behind the schema's public
+preprocessing in a :class:`~skdpol.pipeline.StreamPipeline` (``fit``, or
+``partial_fit`` chunk by chunk and the last round learned at the end), and
+writes a folder: ``model.pkl`` (a :class:`~skdpol.pipeline.PublishedModel`:
+the schema and the pipeline's ``public_model()``, no curator state),
 ``card.json`` and ``card.md`` (the model card, :mod:`skdpol._card`) and,
 where matplotlib imports, ``coefficients.png``. :func:`skdpol._predict_command.predict_table` applies
 a published model to a table. Bad input stops both before they write
@@ -24,8 +26,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
-from ._published import PublishedClassifier, PublishedRegressor, InputError, check_table
+from ._published import InputError, check_table
+from .pipeline import PublishedClassifier, PublishedRegressor, make_stream_pipeline
 from .preprocessing import from_schema
 from .preprocessing import read_schema
 
@@ -180,9 +184,12 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
         Record the release in this ledger (``PrivacyLedger``).
     chunksize : int or None, default=None
         None: read the table at once and ``fit`` (one release, least noise).
-        An int: stream it in chunks of that many rows through ``partial_fit``
-        with ``horizon`` = the table's rows (each chunk's model is a release,
-        all covered by ``epsilon``); memory stays at one chunk.
+        An int: stream it in chunks of that many rows through
+        :class:`~skdpol.pipeline.StreamPipeline`'s ``partial_fit`` with
+        ``horizon`` = the table's rows (each chunk's model is a release, all
+        covered by ``epsilon``); the call that reaches the horizon learns the
+        last, incomplete round (``flush()`` would, were any row left waiting),
+        so the model has learned every row. Memory stays at one chunk.
     overwrite : bool, default=False
         Replace a non-empty ``out``.
     random_state : int or None, default=None
@@ -214,7 +221,9 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     -----
     Every row is checked in a first pass (which also counts the rows: a
     public figure under replace-one neighbours) before the estimator sees
-    one; the file must not change between that pass and the fit. The
+    one; the file must not change between that pass and the fit (a stream
+    that finds another row count stops with an ``InputError`` and writes
+    nothing; a ledger keeps the releases it made). The
     preprocessing and the bounds (``data_norm``, ``y_bound``) come from the
     schema alone, so the bounds spend nothing -- unless some ranges are
     ``"private"``: then the first pass also keeps those columns' values, the
@@ -256,18 +265,17 @@ def fit_table(data, *, schema, target, epsilon, out, delta=1e-6, ledger=None,
     text = _string_columns(schema, label=True)
 
     # pass 1: every row checked (and counted) before anything is fitted
-    rows, kept, preprocessor, _, _ = _checking_pass(data, wanted, text, schema, pre,
+    rows, kept, _, _ = _checking_pass(data, wanted, text, schema, pre,
                                                     chunksize=chunksize, progress=progress)
     _check_delta(delta, rows)
 
     est = _estimator(pre, epsilon=epsilon, delta=delta, ledger=ledger,
                      random_state=random_state, horizon=None if chunksize is None else rows)
-    _train(est, pre, preprocessor, data=data, schema=schema, wanted=wanted, text=text,
-           chunksize=chunksize, kept=kept, rows=rows, progress=progress)
-    extra = dict(classes=pre.classes) if pre.classes is not None else {}
+    pipe = _train(est, pre, data=data, schema=schema, wanted=wanted, text=text,
+                  chunksize=chunksize, kept=kept, rows=rows, progress=progress)
 
-    published = (PublishedClassifier if extra else PublishedRegressor)(
-        schema=schema, preprocessor=preprocessor, model=est.public_model())
+    published = (PublishedClassifier if pre.classes is not None else PublishedRegressor)(
+        schema=schema, pipeline=pipe.public_model())
     parameters = dict(data=Path(data).name, target=target, epsilon=epsilon, delta=delta,
                       chunksize=chunksize, random_state=random_state,
                       ledger=ledger is not None, estimator=type(est).__name__,
@@ -282,18 +290,18 @@ def _checking_pass(data, wanted, text, schema, pre, *, chunksize, progress, keep
     """Pass 1 over the table: every row checked against ``schema`` and counted.
 
     ``pre``'s preprocessing is fitted on the first chunk (it reads the column
-    names only); the chunks are kept for a one-shot fit (``chunksize`` None);
-    the columns in ``keep`` (the label too, if named) are collected as floats
-    for the private ranges. Returns (rows, kept, preprocessor, the first row,
-    {column: [arrays]}); an empty table raises ``InputError``.
+    names only; the private ranges' dry run needs the feature names); the
+    chunks are kept for a one-shot fit (``chunksize`` None); the columns in
+    ``keep`` (the label too, if named) are collected as floats for the
+    private ranges. Returns (rows, kept, preprocessor, {column: [arrays]});
+    an empty table raises ``InputError``.
     """
-    rows, kept, preprocessor, first = 0, [], None, None
+    rows, kept, preprocessor = 0, [], None
     values = {n: [] for n in keep}
     with _progress(None, "checking", progress) as bar:
         for chunk in read_chunks(data, wanted, chunksize or READ_ROWS, text):
             X, y = check_table(chunk, schema, first_row=rows + 1, label=True)
             if preprocessor is None:  # fitting it reads the column names only
-                first = X.iloc[:1]
                 preprocessor = pre.preprocessor.fit(X)
             for n in keep:
                 column = y if n == pre.label else X[n]
@@ -304,33 +312,57 @@ def _checking_pass(data, wanted, text, schema, pre, *, chunksize, progress, keep
                 kept.append((X, y))
     if rows == 0:
         raise InputError(f"{os.fspath(data)!r} holds no rows.")
-    return rows, kept, preprocessor, first, values
+    return rows, kept, preprocessor, values
 
 
-def _train(est, pre, preprocessor, *, data, schema, wanted, text, chunksize, kept, rows,
-           progress):
-    """Fit ``est`` on the preprocessed rows: the kept ones at once, or a second pass in chunks."""
+def _train(est, pre, *, data, schema, wanted, text, chunksize, kept, rows, progress):
+    """Fit the schema's preprocessing and ``est`` in a StreamPipeline; returns the pipeline.
+
+    ``chunksize`` None: ``fit`` on the kept rows (one release). Else a second
+    pass in chunks, each checked again and given to ``partial_fit``; at the
+    end of the file :func:`_end_stream` makes sure every row was learned.
+    """
     extra = dict(classes=pre.classes) if pre.classes is not None else {}
-    names = preprocessor.get_feature_names_out()
-
-    def features(X):
-        return pd.DataFrame(preprocessor.transform(X), columns=names)
-
+    # pandas output: the learner sees the feature names (its feature_names_in_)
+    pipe = make_stream_pipeline(clone(pre.preprocessor).set_output(transform="pandas"), est)
     if chunksize is None:
         X = pd.concat([X for X, _ in kept], ignore_index=True)
         y = np.concatenate([y for _, y in kept])
         kept.clear()  # the caller's list: one copy of the rows at a time
         with _progress(rows, "fitting", progress) as bar:
-            est.fit(features(X), pre.label_transform(y), **extra)
+            pipe.fit(X, pre.label_transform(y), **extra)
             bar.update(rows)
-    else:
-        seen = 0
-        with _progress(rows, "streaming", progress) as bar:
-            for chunk in read_chunks(data, wanted, chunksize, text):
-                X, y = check_table(chunk, schema, first_row=seen + 1, label=True)
-                est.partial_fit(features(X), pre.label_transform(y), **extra)
-                seen += len(X)
-                bar.update(len(X))
+        return pipe
+    seen = 0
+    with _progress(rows, "streaming", progress) as bar:
+        for chunk in read_chunks(data, wanted, chunksize, text):
+            X, y = check_table(chunk, schema, first_row=seen + 1, label=True)
+            if seen + len(X) > rows:
+                raise InputError(f"{os.fspath(data)!r} changed during the fit: it holds more "
+                                 f"than the {rows} rows the checking pass counted.")
+            pipe.partial_fit(X, pre.label_transform(y), **extra)
+            seen += len(X)
+            bar.update(len(X))
+    _end_stream(pipe[-1], seen=seen, rows=rows, data=data)
+    return pipe
+
+
+def _end_stream(est, *, seen, rows, data):
+    """The end of the file: every row learned, none left waiting for its round.
+
+    With ``horizon`` = rows, the call that reaches it learns the incomplete
+    last round and publishes (its cost is in ``privacy_spent_``); ``flush()``
+    does the same for a stream that ended with rows still waiting. Either way
+    the published model must have learned every row, or nothing is written.
+    """
+    if seen != rows:
+        raise InputError(f"{os.fspath(data)!r} changed during the fit: {seen} rows, the "
+                         f"checking pass counted {rows}.")
+    if est.n_samples_waiting_:
+        est.flush()
+    if (est.n_samples_learned_, est.n_samples_waiting_) != (rows, 0):
+        raise RuntimeError(f"the stream learned {est.n_samples_learned_} of {rows} rows "
+                           f"({est.n_samples_waiting_} waiting) after flush().")
 
 
 def _estimator(pre, *, horizon, **params):
@@ -451,7 +483,7 @@ def _fit_private(data, raw, private, *, target, epsilon, out, delta, ledger, chu
 
     # pass 1: every row checked and counted; the private columns' values kept (the
     # quantiles need them all: 8 bytes per row and private range) -- no release yet
-    rows, kept, preprocessor, first, values = _checking_pass(
+    rows, kept, preprocessor, values = _checking_pass(
         data, wanted, text, placeholder, pre, chunksize=chunksize, progress=progress,
         keep=private)
     _check_delta(delta, rows)
@@ -485,20 +517,19 @@ def _fit_private(data, raw, private, *, target, epsilon, out, delta, ledger, chu
         raise RuntimeError("the private ranges' cost differs from the planned one.")
     schema = estimate.schema
     pre = from_schema(schema)
-    preprocessor = pre.preprocessor.fit(first)
     est = _estimator(pre, epsilon=model_epsilon, delta=delta, ledger=None,
                      random_state=random_state, horizon=horizon)
     if model_event(model_epsilon, pre=pre) != planned:
         raise RuntimeError("the model's cost differs from the planned one.")
-    _train(est, pre, preprocessor, data=data, schema=placeholder, wanted=wanted, text=text,
-           chunksize=chunksize, kept=kept, rows=rows, progress=progress)
+    pipe = _train(est, pre, data=data, schema=placeholder, wanted=wanted, text=text,
+                  chunksize=chunksize, kept=kept, rows=rows, progress=progress)
     event, spent = composed_spent(
         [bounds_event, planned], delta, seeded=is_seeded(random_state),
         releases=est.privacy_spent_.releases + 1)
 
     extra = pre.classes is not None
     published = (PublishedClassifier if extra else PublishedRegressor)(
-        schema=schema, preprocessor=preprocessor, model=est.public_model())
+        schema=schema, pipeline=pipe.public_model())
     published.privacy_spent_ = published.model.privacy_spent_ = spent
     bounds = dict(
         share=share, epsilon=estimate.privacy_spent.epsilon, delta=delta,

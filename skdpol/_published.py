@@ -1,11 +1,9 @@
-"""What ``python -m skdpol fit`` publishes: public preprocessing + a public model.
+"""The input check of ``python -m skdpol fit`` and ``predict``, and old pickles' names.
 
-:class:`PublishedClassifier` and :class:`PublishedRegressor` hold the table's
-schema (public by definition), the preprocessing fitted from it (which read
-nothing from the rows but their column names) and the estimator's
-``public_model()``: the released coefficients and ``privacy_spent_``. No
-partial sums, iterate, random state or row: their pickle is the model one
-may publish.
+What ``fit`` publishes, :class:`skdpol.pipeline.PublishedClassifier` and
+:class:`skdpol.pipeline.PublishedRegressor`, lives in :mod:`skdpol.pipeline`;
+the names here are aliases, kept so that a ``model.pkl`` written before
+(which names this module) still loads.
 
 :func:`check_table` is the input check both commands share: every schema
 column present, numbers where the schema says numeric, a category list
@@ -18,8 +16,6 @@ import numbers
 
 import numpy as np
 import pandas as pd
-
-from .preprocessing import from_schema
 
 
 class InputError(ValueError):
@@ -141,100 +137,11 @@ def _numbers(column, where, first_row):
     return values
 
 
-class PublishedModel:
-    """A fitted public pipeline: the schema's preprocessing and a released model.
-
-    Built by ``python -m skdpol fit`` (:func:`skdpol._fit_command.fit_table`);
-    pickled as ``model.pkl``. Its pickle holds the schema, the preprocessing
-    fitted from it (category lists and public ranges, nothing read from the
-    rows) and the estimator's ``public_model()``, so it may be published.
-
-    Attributes
-    ----------
-    schema : dict
-        The table's public schema.
-    preprocessor : sklearn.compose.ColumnTransformer
-        The fitted public preprocessing.
-    model : object
-        The estimator's ``public_model()``, on the preprocessed features.
-    feature_names_in_ : ndarray of str
-        The schema's feature columns (the input).
-    feature_names_ : ndarray of str
-        The preprocessed features the coefficients weigh.
-    privacy_spent_ : skdpol.accounting.PrivacySpent
-        What publishing the model cost.
-    n_samples_seen_ : int
-        The rows it was trained on (public under replace-one neighbours).
-    """
-
-    def __init__(self, *, schema, preprocessor, model):
-        self.schema = schema
-        self.preprocessor = preprocessor
-        self.model = model
-        self.feature_names_in_ = np.asarray(list(schema["columns"]), dtype=object)
-        self.feature_names_ = np.asarray(preprocessor.get_feature_names_out(), dtype=object)
-        self.privacy_spent_ = model.privacy_spent_
-        self.n_samples_seen_ = model.n_samples_seen_
-
-    def __repr__(self):
-        return (f"{type(self).__name__}(label={self.schema['label']['name']!r}, "
-                f"features={len(self.feature_names_in_)}, epsilon="
-                f"{self.privacy_spent_.epsilon:.6g}, delta={self.privacy_spent_.delta:g})")
-
-    def features(self, X, first_row=1):
-        """The rows of ``X`` checked against the schema and preprocessed.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            Rows with the schema's feature columns.
-        first_row : int, default=1
-            The number of ``X``'s first row, for the error messages.
-
-        Returns
-        -------
-        features : pandas.DataFrame
-            The preprocessed rows, columns named ``feature_names_``.
-
-        Raises
-        ------
-        InputError
-            Naming the column and row that break the schema.
-        """
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError("X must be a pandas DataFrame with the schema's columns, got "
-                            f"{type(X).__name__}.")
-        frame, _ = check_table(X, self.schema, first_row=first_row)
-        return pd.DataFrame(self.preprocessor.transform(frame), columns=self.feature_names_)
-
-    def predict(self, X):
-        """Predictions for the rows of ``X`` (a DataFrame with the schema's columns)."""
-        return self.predict_features(self.features(X))
-
-    def predict_features(self, features):
-        """Predictions for rows already through :meth:`features`."""
-        return self.model.predict(features)
-
-
-class PublishedClassifier(PublishedModel):
-    """A published classifier (see :class:`PublishedModel`); ``classes_`` is the schema's."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.classes_ = self.model.classes_
-
-    def decision_function(self, X):
-        """The linear scores of the rows of ``X`` (one column per class, or one for two)."""
-        return self.model.decision_function(self.features(X))
-
-    def predict_proba(self, X):
-        """Class probabilities (columns in the order of ``classes_``)."""
-        return self.model.predict_proba(self.features(X))
-
-
-class PublishedRegressor(PublishedModel):
-    """A published regressor (see :class:`PublishedModel`): predictions in the label's units."""
-
-    def predict_features(self, features):
-        """Predictions in the label's units: the model's output through the label's inverse map."""
-        return from_schema(self.schema).label_inverse(self.model.predict(features))
+# The published models moved to skdpol.pipeline (their public name, which new
+# pickles reference); the old names stay so that a model.pkl written before,
+# which names skdpol._published.PublishedClassifier, still loads.
+from .pipeline import (  # noqa: E402
+    PublishedClassifier,
+    PublishedModel,
+    PublishedRegressor,
+)

@@ -8,6 +8,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..exceptions import PrivacyLeakWarning
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..utils import user_stacklevel
 from ._parties import DaskParties, LocalParties
 
@@ -62,7 +63,9 @@ class PartyInputsMixin:
     """The parties of a fit and their reports (:class:`MultiPartyPrivateSGD`)."""
 
     def _numpy_runner(self, X, y, parties, classifier):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not classifier)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not classifier,
+                             accept_sparse=ACCEPT_SPARSE)
+        X = csr_rows(X)  # sparse rows stay CSR on every party
         if classifier:
             check_classification_targets(y)
         if parties is None:

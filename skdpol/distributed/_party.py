@@ -20,6 +20,7 @@ import numpy as np
 
 from ..mechanisms import perturb
 from ..mechanisms import discrete_noise, quantise
+from ..utils import as_csr, issparse, row_sq_norms, sparse_unit_rows
 from ..utils import clip_rows_in_place
 from ._secagg import pairwise_mask
 
@@ -52,6 +53,10 @@ def unit_block(X, y, terms):
     Clipping happens here, on the party's machine, before any gradient: the
     sensitivity then holds for any input.
     """
+    if issparse(X):  # a party's sparse rows: the same clipping on the nonzeros, kept CSR
+        U = sparse_unit_rows(as_csr(X), 1.0 / terms.data_norm,
+                             1.0 if terms.fit_intercept else None)
+        return U, encode_labels(y, terms)
     X = np.asarray(X, dtype=np.float64)
     d = X.shape[1]
     U = np.empty((X.shape[0], d + int(terms.fit_intercept)))
@@ -133,7 +138,8 @@ def sgd2_message(X, y, W, terms, key, mask_keys=None, party=0):
 @_quiet
 def sgd1_message(X, y, row, W, n_rows, terms, key):
     """SGD1: n times the gradient of one row of this party at W, plus noise."""
-    G = n_rows * gradient_sum(np.asarray(X)[row:row + 1], np.asarray(y)[row:row + 1], W, terms)
+    X = X if issparse(X) else np.asarray(X)
+    G = n_rows * gradient_sum(X[row:row + 1], np.asarray(y)[row:row + 1], W, terms)
     return perturb(G, sensitivity=terms.sensitivity, multiplier=terms.multiplier,
                    noise="gaussian", sampler=terms.sampler, rng=_generator(key))
 
@@ -143,14 +149,16 @@ def block_summary(X, y, want_norm, want_y, want_classes):
     """Validation of a block and, only when a bound is None (the caller warns:
     a leak), the statistic that replaces it: its row count, features and
     whether all values are finite; max row norm, max |y|, labels."""
-    X = np.asarray(X, dtype=np.float64)
+    X = as_csr(X) if issparse(X) else np.asarray(X, dtype=np.float64)
     y = np.asarray(y).ravel()
     out = {"n_rows": int(X.shape[0]), "n_features": int(X.shape[1]) if X.ndim == 2 else -1,
-           "n_labels": int(y.shape[0]), "finite": bool(np.isfinite(X).all())}
+           "n_labels": int(y.shape[0]),
+           "finite": bool(np.isfinite(X.data if issparse(X) else X).all())}
     if y.dtype.kind in "fc":
         out["finite"] = out["finite"] and bool(np.isfinite(y).all())
     if want_norm and X.size:
-        out["max_norm"] = float(np.sqrt(np.einsum("ij,ij->i", X, X).max()))
+        sq = row_sq_norms(X) if issparse(X) else np.einsum("ij,ij->i", X, X)
+        out["max_norm"] = float(np.sqrt(sq.max()))
     if want_y and y.size:
         out["max_y"] = float(np.max(np.abs(y.astype(np.float64))))
     if want_classes:

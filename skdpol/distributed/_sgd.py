@@ -29,6 +29,7 @@ from ..mechanisms import grid_step  # noqa: F401  (tests read the grid from here
 from ..ledger import PrivacyLedger
 from ..ledger import HEAD, check_budget, record_release
 from ..utils import run_transaction
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..utils import is_seeded
 from ..utils import user_stacklevel
 from . import _accounting
@@ -274,7 +275,7 @@ default="auto"
             tags.estimator_type = "regressor"
             tags.regressor_tags = RegressorTags(poor_score=True)
             tags.classifier_tags = None
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True  # in-process parties: CSR rows (utils._sparse)
         return tags
 
     # ----------------------------------------------------------- fit
@@ -478,7 +479,8 @@ default="auto"
     # ----------------------------------------------------------- predict
     def _validated(self, X):
         check_is_fitted(self, "coef_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                      accept_sparse=ACCEPT_SPARSE))
 
     def _is_classifier(self):
         return self.loss == "log_loss"

@@ -47,6 +47,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 
 KERNELS = ("rbf", "laplacian")
 
@@ -137,15 +138,18 @@ class RandomFourierFeatures:
         Phi : ndarray of shape (n_samples, n_features_out), float64
             Rows of norm 1.
         """
-        X = np.asarray(X, dtype=np.float64)
+        # sparse rows (CSR / CSC): the projections X @ frequencies.T are a
+        # sparse product; only the features, (n, n_components), are dense
+        sparse = sp.issparse(X)
+        X = X.astype(np.float64, copy=False) if sparse else np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(
                 f"X must have shape (n_samples, {self.n_features}), got shape {X.shape}.")
         with np.errstate(over="ignore", invalid="ignore"):
-            Z = X @ self.frequencies.T
+            Z = np.asarray(X @ self.frequencies.T)
         overflow = ~np.isfinite(Z)
         if overflow.any():
-            if not np.isfinite(X).all():
+            if not np.isfinite(X.data if sparse else X).all():
                 raise ValueError("X contains non-finite values (NaN or infinity).")
             # a finite row so large that a projection overflows (|x| near 1e308)
             # has no meaningful phase; phase 0 keeps every feature of norm <= 1,

@@ -19,6 +19,7 @@ from ..mechanisms import resolve_mechanism
 from ..online import fit_once, fit_once_event, make_stream
 from ..online import ALGORITHMS, AUTO, ONE_ROUND_FIT, algorithm_names, auto_stream
 from ..online import momentum_round
+from ..utils import stack_rows, zero_rows_like
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
 # one gradient step; 512 was the measured best fixed size on the generated
@@ -206,7 +207,7 @@ class AlgorithmBuilderMixin:
         # sensitivity of a round is unchanged and no real row is left out
         extra = -Xa.shape[0] % batch_size
         if extra:
-            Xa = np.vstack([Xa, np.zeros((extra, Xa.shape[1]))])
+            Xa = stack_rows([Xa, zero_rows_like(Xa, extra)])  # CSR rows stay CSR
             ya = np.concatenate([ya, np.zeros(extra)])
         W, event, ran = fit_once(
             algorithm, Xa, ya,

@@ -20,6 +20,7 @@ from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..ledger import PrivacyLedger
 from ..ledger import HEAD, check_budget, record_release
 from ..utils import StreamMixin, row_norms_max
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..utils import Transaction
 from ..utils import check_terms
 from ..utils import user_stacklevel
@@ -91,7 +92,7 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         for kind in (tags.regressor_tags, tags.classifier_tags):
             if kind is not None:
                 kind.poor_score = True  # a noisy model, honestly declared
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True  # CSR / CSC, never densified (utils._sparse)
         return tags
 
     # ----------------------------------------------------------- state
@@ -186,14 +187,18 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
     def _validate_chunk(self, X, y, first_call, **kwargs):
         """``validate_data`` for a stream chunk (``kwargs``: its other options).
 
-        Later chunks skip scikit-learn's finiteness pass over X: the clipping
-        pass computes every row's norm anyway and raises scikit-learn's error
-        on NaN / infinity (``clip_rows_in_place``) before anything is
-        released. The first call keeps it, as bounds may be read off X.
+        Sparse X (CSR or CSC; other formats are converted) comes back as
+        canonical CSR: rows are what every path slices. Later chunks skip
+        scikit-learn's finiteness pass over X: the clipping pass computes
+        every row's norm anyway (a sparse row's from its nonzeros) and raises
+        scikit-learn's error on NaN / infinity (``clip_rows_in_place``,
+        ``utils._sparse``) before anything is released. The first call keeps
+        it, as bounds may be read off X.
         """
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
-                             ensure_all_finite=first_call, **kwargs)
-        return X, y
+                             ensure_all_finite=first_call, accept_sparse=ACCEPT_SPARSE,
+                             **kwargs)
+        return csr_rows(X), y
 
     def _check_horizon(self, n_rows, X=None, seen=0):
         """Refuse a call that would pass the horizon after ``seen`` rows of the
@@ -384,7 +389,8 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(2_500, 3))
         >>> y = X @ [1.0, -2.0, 0.5]
-        >>> est = PrivateOnlineRegressor(data_norm=4.0, y_bound=8.0, random_state=0)
+        >>> est = PrivateOnlineRegressor(data_norm=4.0, y_bound=8.0, batch_size=1_000,
+        ...                              random_state=0)
         >>> for start in range(0, 2_500, 1_000):  # rounds of 1,000: 500 rows wait
         ...     est = est.partial_fit(X[start:start + 1_000], y[start:start + 1_000])
         >>> est.n_samples_learned_, est.n_samples_waiting_
@@ -457,7 +463,7 @@ class StreamingRegressorMixin:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
 
         Returns
@@ -486,7 +492,7 @@ class StreamingRegressorMixin:
 
         Parameters
         ----------
-        X : array-like, dask array or dask DataFrame of shape (n_samples, n_features)
+        X : {array-like, sparse matrix}, dask array or dask DataFrame of shape (n_samples, n_features)
         y : array-like, dask array or dask Series of shape (n_samples,)
 
         Returns

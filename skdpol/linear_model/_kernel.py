@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..kernel import KERNELS, KernelORLS, RandomFourierFeatures
 from ..kernel import final_event, final_release
 from ..mechanisms import NoiseSpec
@@ -179,6 +180,10 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
 
     Notes
     -----
+    **Sparse input.** ``X`` may be a ``scipy.sparse`` CSR or CSC matrix: the
+    random features are one sparse product ``X @ frequencies.T`` (the
+    (n, n_components) features are dense, the rows never are).
+
     Neighbouring streams differ in one row (replace-one). The feature map is
     public, so a row's whole influence is through phi(x) (norm 1) and its
     clipped label (|y| <= y_bound): for ``"ftl"`` the tree's joint
@@ -390,7 +395,9 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
     def _learn(self, X, y, progressive):
         del progressive  # no per-row progressive predictions for the kernel model
         stream = self._live_stream()
-        X, y = validate_data(self, X, y, reset=stream is None, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, reset=stream is None, dtype=np.float64,
+                             y_numeric=True, accept_sparse=ACCEPT_SPARSE)
+        X = csr_rows(X)
         self._check_horizon(X.shape[0], seen=0 if stream is None else stream.n_seen)
         if stream is None:
             # the rows reach the algorithm as public random features ("mapped")
@@ -406,7 +413,9 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         self._record_stream(stream, X.shape[0], *stream.release())
 
     def _fit(self, X, y):
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
+                             y_numeric=True, accept_sparse=ACCEPT_SPARSE)
+        X = csr_rows(X)
         stream = self._begin_one_release(X.shape[0])
         self._start(stream, X, y)
         F = self.random_features_.transform(X)
@@ -436,14 +445,15 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                   accept_sparse=ACCEPT_SPARSE))
         return kernel_predict(self.random_features_, self.coef_, self.intercept_, X)
 
     def public_model(self):

@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import ACCEPT_SPARSE, csr_rows, issparse, row_dots
 from ..exceptions import PrivacyLeakWarning
 from ..ledger import check_budget
 from ..online import ALGORITHMS, CLASSIFIER
@@ -188,6 +189,10 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    **Sparse input.** ``X`` may be a ``scipy.sparse`` CSR or CSC matrix in
+    every method (one-hot or hashed features as they are): rows are clipped
+    and learned from their nonzeros, never made dense.
+
     **Neighbours and sensitivity.** Two streams differ in one row (with its
     label), replaced. Rows are clipped to ``data_norm``, and the intercept
     is a constant column equal to ``data_norm``, so a row v has
@@ -298,7 +303,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             All the labels of the stream; required on the first call (the
@@ -404,7 +409,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like, dask array or dask DataFrame of shape (n_samples, n_features)
+        X : {array-like, sparse matrix}, dask array or dask DataFrame of shape (n_samples, n_features)
         y : array-like, dask array or dask Series of shape (n_samples,)
         classes : array-like, default=None
             The public label set; None reads it off ``y`` (with a warning).
@@ -420,7 +425,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         if is_dask(X) or is_dask(y):  # per block on the cluster: _dask_fit
             return fit_dask(self, X, y, classes)
         self._check_algorithm(stream=False)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, accept_sparse=ACCEPT_SPARSE)
+        X = csr_rows(X)
         check_classification_targets(y)
         self.__dict__.pop("classes_", None)
         stream = self._begin_one_release(X.shape[0])
@@ -439,7 +445,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -447,7 +453,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
             For two classes, the score of ``classes_[1]``.
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                   accept_sparse=ACCEPT_SPARSE))
         return _decision(X, self.coef_, self.intercept_)
 
     def predict_proba(self, X):
@@ -455,7 +462,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -473,7 +480,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -492,7 +499,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
 
         Returns
@@ -506,7 +513,9 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         if getattr(self.__dict__.get("_stream"), "algorithm", None) is None:
             raise ValueError("call partial_fit with classes first.")
         models, Xv = self._transaction(self._learn, X, y, None, True)
-        scores = np.einsum("nkd,nd->nk", models, self._stream.units.rows(Xv))
+        rows = self._stream.units.rows(Xv)
+        scores = np.stack([row_dots(models[:, j], rows) for j in range(models.shape[1])],
+                          axis=1) if issparse(rows) else np.einsum("nkd,nd->nk", models, rows)
         return _proba(scores[:, 0] if scores.shape[1] == 1 else scores)
 
     def public_model(self):

@@ -5,6 +5,7 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import validate_data
 
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..utils import PublicRelease
 
 
@@ -18,7 +19,8 @@ class _PublicRelease(PublicRelease):
 
     def _validated(self, X):
         self._require("coef_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                      accept_sparse=ACCEPT_SPARSE))
 
 
 class PublicLinearRegressor(RegressorMixin, _PublicRelease):

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import ACCEPT_SPARSE, csr_rows, row_dots
 from ..accounting import paper_tree_sigma
 from ..mechanisms import NoiseSpec
 from ..mechanisms import prefix_sum_event
@@ -178,6 +179,11 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
     Notes
     -----
+    **Sparse input.** ``X`` may be a ``scipy.sparse`` CSR or CSC matrix in
+    every method: rows are clipped and learned from their nonzeros, never made
+    dense (PQFTL, ``"ftl"``, still holds a dense d x d Gram: for wide sparse
+    data choose an O(d) algorithm such as ``"noisy-gd"`` or ``"ftrl"``).
+
     **Neighbours and bounds.** Two streams are neighbours when they differ in
     one row (with its label), replaced. Rows are clipped to ``data_norm`` and
     labels to ``y_bound`` first, so with v the (intercept-augmented) row of
@@ -415,7 +421,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
             return fit_dask(self, X, y)
         self.algorithm_ = self._algorithm_for(stream=False)
         self._check_algorithm(stream=False)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
+                             y_numeric=True, accept_sparse=ACCEPT_SPARSE)
+        X = csr_rows(X)
         stream = self._begin_one_release(X.shape[0])
         spec = ALGORITHMS[self.algorithm_]
         if spec.kind == SUFFICIENT_STATISTIC:
@@ -466,14 +474,15 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                   accept_sparse=ACCEPT_SPARSE))
         return X @ self.coef_ + self.intercept_
 
     def progressive_predict(self, X, y, return_coef=False):
@@ -488,7 +497,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         return_coef : bool, default=False
             Also return the per-row models. They are the published releases
@@ -510,7 +519,7 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         coefs, X = self._transaction(self._learn, X, y, True)
         # each row meets the model published before it (mapped from unit space)
         coef, intercept = self._stream.units.to_original(coefs)
-        pred = np.einsum("ij,ij->i", coef, X) + intercept
+        pred = row_dots(coef, X) + intercept
         return (pred, coef, intercept) if return_coef else pred
 
     def public_model(self):

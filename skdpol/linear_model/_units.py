@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..utils import clip_labels, clip_rows_in_place
+from ..utils import issparse, sparse_unit_rows
 from ._rows import unit_rows
 
 
@@ -94,7 +95,11 @@ class UnitSpace:
     def rows(self, X):
         """Rows in unit space: X / data_norm clipped to norm 1 (one copy), plus
         the constant column 1 with an intercept. NaN or infinity in ``X``
-        raise scikit-learn's error."""
+        raise scikit-learn's error. Sparse ``X`` (CSR) gives a CSR copy of its
+        nonzeros, never a dense one (:func:`~skdpol.utils._sparse.sparse_unit_rows`:
+        each row ``x * row_scale`` clipped to norm 1, the same per-row map)."""
+        if issparse(X):
+            return sparse_unit_rows(X, self.row_scale, self.intercept)
         d = X.shape[1]
         out = (np.empty((X.shape[0], d + 1)) if self.fit_intercept
                else np.empty_like(X, dtype=np.float64))
@@ -106,7 +111,11 @@ class UnitSpace:
 
     def lazy_rows(self, X):
         """:meth:`rows` uncopied (:class:`~skdpol.linear_model._rows.UnitRows`,
-        for algorithms whose rounds only take products with their rows)."""
+        for algorithms whose rounds only take products with their rows).
+        Sparse ``X``: :meth:`rows`, a CSR copy of the nonzeros (its products
+        are sparse already)."""
+        if issparse(X):
+            return self.rows(X)
         return unit_rows(X, self.data_norm, self.fit_intercept)
 
     def labels(self, y):

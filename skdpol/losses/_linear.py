@@ -25,6 +25,7 @@ import math
 from abc import ABC, abstractmethod
 
 import numpy as np
+from scipy.sparse import issparse
 from scipy.special import expit, log_expit, logsumexp, softmax
 
 
@@ -64,7 +65,10 @@ class _Loss(ABC):
 
     def gradient(self, W, X, y):
         """Sum over the rows of grad_W l, shape (k, d). ``X`` is an array or
-        rows that multiply without a copy (``UnitRows``: ``matmul`` / ``rmatmul``)."""
+        rows that multiply without a copy (``UnitRows``: ``matmul`` / ``rmatmul``;
+        CSR: the sparse products ``X @ W.T`` and ``X.T @ D``, O(nnz k))."""
+        if issparse(X):
+            return np.asarray((X.T @ self.derivative(X @ W.T, y)).T)
         if not isinstance(X, np.ndarray):
             return X.rmatmul(self.derivative(X.matmul(W.T), y).T)
         if W.shape[0] == 1:
@@ -163,6 +167,8 @@ class LogisticLoss(_Loss):
         # the generic one-output path on 1-d margins, -y formed once: the
         # same BLAS calls (see _Loss.gradient) and the same values
         ny = -y
+        if issparse(X):  # CSR: two sparse products, O(nnz)
+            return (X.T @ (ny * expit(ny * (X @ W[0]))))[None, :]
         if not isinstance(X, np.ndarray):  # UnitRows: the same products, uncopied
             return X.rmatvec(ny * expit(ny * X.matvec(W[0])))[None, :]
         return np.dot(ny * expit(ny * np.dot(X, W[0])), X)[None, :]

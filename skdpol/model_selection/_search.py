@@ -93,6 +93,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..accounting import PrivacySpent
 from ..exceptions import PrivacyLeakWarning
 from ..ledger import PrivacyLedger
@@ -407,7 +408,10 @@ default="auto"
             y = _check_y(y, y_numeric=regressor, estimator=self)
             check_consistent_length(X, y)
         else:
-            X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=regressor)
+            # sparse X as the estimators take it (CSR): the runs index its rows
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=regressor,
+                                 accept_sparse=ACCEPT_SPARSE)
+            X = csr_rows(X)
         if not is_classifier(final):
             if classes is not None:
                 raise ValueError("classes is only for classifiers.")

@@ -7,6 +7,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import ACCEPT_SPARSE, csr_rows
+
 
 class _ReleasedModel:
     """The released model's methods (a mixin of the search)."""
@@ -16,7 +18,8 @@ class _ReleasedModel:
         """The released model and X checked against what fit saw."""
         check_is_fitted(self, "privacy_spent_")
         if not isinstance(self.estimator, Pipeline):  # a Pipeline's first step checks X
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            X = csr_rows(validate_data(self, X, reset=False, dtype=np.float64,
+                                       accept_sparse=ACCEPT_SPARSE))
         if self.best_estimator_ is None:
             raise NotFittedError(
                 "the search released no model (shape=inf, Poisson, drew no run; its cost "

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils import assert_all_finite
 
 from ..mechanisms import pack_symmetric
+from ..utils import issparse, row_sq_norms, scale_rows_onto_sparse
 from ..utils import scale_rows_onto
 from ._ftl_grid import _INSIDE
 
@@ -117,11 +118,15 @@ def float_rows(ftl, X, y, row_scale, label_scale):
     grid, s = ftl.grid, float(row_scale)
     if not (1.0 / _SCALE_LIMIT <= s <= _SCALE_LIMIT):
         return None
-    X = np.asarray(X, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        q = np.einsum("ij,ij->i", X, X)
+    if issparse(X):  # CSR: each row's squares summed from its nonzeros
+        q = row_sq_norms(X)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            q = np.einsum("ij,ij->i", X, X)
     if not np.isfinite(q).all():
-        assert_all_finite(X, input_name="X")  # else finite rows whose norm overflowed: clipped
+        # else finite rows whose norm overflowed: clipped
+        assert_all_finite(X.data if issparse(X) else X, input_name="X")
     inside = q <= (grid.radius / s) ** 2 * (1.0 + _ROW_SLACK)
     # [1; y'] as rows, y' = clip(y * label_scale): the labels the grid would keep
     W = np.empty((2, X.shape[0]))
@@ -150,7 +155,10 @@ class _FloatRows:
         # (which recomputes norms without the slack): a row's fate must not
         # depend on whether its round is copied
         X = X.copy()
-        scale_rows_onto(X, out, self.ftl.grid.radius / self.s, shrink=_INSIDE)
+        if issparse(X):
+            scale_rows_onto_sparse(X, out, self.ftl.grid.radius / self.s, shrink=_INSIDE)
+        else:
+            scale_rows_onto(X, out, self.ftl.grid.radius / self.s, shrink=_INSIDE)
         return X
 
     def leaf(self, lo, hi):
@@ -159,10 +167,17 @@ class _FloatRows:
         X = self._rows(lo, hi)
         d = X.shape[1]
         k = d + (c is not None)
-        # two gemv (a 2-row gemm costs 1.5-3x more)
-        column_sums, yX = self.W[0, lo:hi] @ X, self.W[1, lo:hi] @ X
         V = np.empty((k, k))
-        np.multiply(X.T @ X, s * s / ftl.V_scale, out=V[:d, :d])
+        if issparse(X):
+            # CSR: the products of the nonzeros (the zeros' are exact zeros,
+            # and E above holds for any order of the sums); the d x d Gram
+            # is made dense, never the round's rows
+            column_sums, yX = X.T @ self.W[0, lo:hi], X.T @ self.W[1, lo:hi]
+            np.multiply((X.T @ X).toarray(), s * s / ftl.V_scale, out=V[:d, :d])
+        else:
+            # two gemv (a 2-row gemm costs 1.5-3x more)
+            column_sums, yX = self.W[0, lo:hi] @ X, self.W[1, lo:hi] @ X
+            np.multiply(X.T @ X, s * s / ftl.V_scale, out=V[:d, :d])
         u = np.empty(k)
         np.multiply(yX, s / ftl.u_scale, out=u[:d])
         if c is not None:

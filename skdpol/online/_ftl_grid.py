@@ -5,8 +5,10 @@ keep is derived in :mod:`._ftl`."""
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..mechanisms import pack_symmetric
+from ..utils import clip_sparse_rows_in_place, issparse
 from ..utils import clip_rows_in_place
 
 __all__ = ["LeafGrid", "fixed_point_bits"]
@@ -79,6 +81,8 @@ class LeafGrid:
         integer, cannot exceed the squared radius in grid units by a fraction
         (it is below 2^52).
         """
+        if issparse(X):
+            return self._sparse_design(X, y, row_scale, label_scale)
         X = np.asarray(X, dtype=np.float64)
         n, d = X.shape
         one = 2.0**self.bits
@@ -99,6 +103,33 @@ class LeafGrid:
         np.trunc(A, out=A)
         return A
 
+    def _labels_on_grid(self, y, label_scale):
+        one = 2.0**self.bits
+        with np.errstate(over="ignore"):  # clipped next
+            label = np.multiply(y, label_scale * one / self.label_unit)
+        top = self.label_bound * one / self.label_unit
+        return np.clip(label, -top, top, out=label)
+
+    def _sparse_design(self, X, y, row_scale, label_scale):
+        """:meth:`design` of a CSR chunk as a CSR matrix: the same grid
+        integers, computed on the nonzeros (a zero entry stays 0 on the grid),
+        the row clipping of :func:`~skdpol.utils._sparse.clip_sparse_rows_in_place`
+        (``clip_rows_in_place`` on the nonzeros). Its Gram, a sum of integer
+        products, is exact in any order, so the leaf is the dense design's."""
+        to_grid = 2.0**self.bits / self.row_unit
+        U = X.copy()
+        with np.errstate(over="ignore"):  # overflowed rows are clipped below
+            U.data = X.data * (row_scale * to_grid)
+        clip_sparse_rows_in_place(U, self.radius * to_grid, raw=X, shrink=_INSIDE)
+        columns = [U]
+        if self.intercept is not None:
+            columns.append(np.full((X.shape[0], 1), self.intercept * to_grid))
+        columns.append(self._labels_on_grid(y, label_scale)[:, None])
+        A = sp.hstack([sp.csr_matrix(c) if not sp.issparse(c) else c for c in columns],
+                      format="csr")
+        np.trunc(A.data, out=A.data)
+        return A
+
     def _units(self):
         """(V unit, u unit): the value of one grid integer product in each block."""
         step = 2.0 ** (-2 * self.bits)
@@ -108,6 +139,8 @@ class LeafGrid:
         """The leaf [pack(V) / V_scale, u / u_scale] summed over the rows of a
         design ``A``: one exact Gram ``A.T @ A``."""
         G = A.T @ A
+        if issparse(G):  # a CSR design: its (d + 2)^2 Gram dense, not its rows
+            G = G.toarray()
         k = A.shape[1] - 1
         v_unit, u_unit = self._units()
         return np.concatenate([pack_symmetric(G[:k, :k]) * (v_unit / V_scale),
@@ -115,6 +148,8 @@ class LeafGrid:
 
     def row_leaves(self, A, V_scale, u_scale):
         """One leaf per row of a design ``A``: each entry one exact product."""
+        if issparse(A):  # a block of rows, smaller than its leaves (k^2 / 2 each)
+            A = A.toarray()
         k = A.shape[1] - 1
         v_unit, u_unit = self._units()
         Xb = A[:, :k]

@@ -42,6 +42,7 @@ from dp_accounting import NoOpDpEvent
 
 from ..mechanisms import sample_l2_laplace
 from ..mechanisms import HoldsNoiseSpec
+from ..utils import issparse, row_ids
 from ._rounds import RoundBuffer, project_ball
 
 
@@ -118,7 +119,7 @@ class MutualInformationOGD(HoldsNoiseSpec, RoundBuffer):
             E = self._rng.standard_normal((b, self.dim))
             E /= np.linalg.norm(E, axis=1, keepdims=True)
             Ek = E.reshape(b, self.n_outputs, self.n_features)
-            S = X @ self.W.T + r[:, None] * np.einsum("bkd,bd->bk", Ek, X)
+            S = X @ self.W.T + r[:, None] * _directions_dot(Ek, X)
             phi = np.clip(self.loss.value(S, y), 0.0, self.loss_bound)
             z = np.einsum("b,bkd->kd", self.dim * phi / r, Ek)
             scales = m * self.dim * self.loss_bound / r
@@ -166,3 +167,14 @@ class MutualInformationOGD(HoldsNoiseSpec, RoundBuffer):
         r = self.radius  # r_t <= B; the bound is largest at the largest r
         ratio = 1.0 + self.lipschitz * r / self.loss_bound
         return 0.5 * D * math.log1p(ratio**2 / (D * m**2))
+
+
+def _directions_dot(Ek, X):
+    """``einsum("bkd,bd->bk", Ek, X)``: each row's product with its own
+    directions; on CSR rows from their nonzeros (O(nnz k))."""
+    if not issparse(X):
+        return np.einsum("bkd,bd->bk", Ek, X)
+    rows = row_ids(X)
+    out = np.zeros(Ek.shape[:2])
+    np.add.at(out, rows, Ek[rows, :, X.indices] * X.data[:, None])
+    return out

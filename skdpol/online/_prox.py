@@ -31,6 +31,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..losses import HingeLoss, LogisticLoss, SquaredLoss
+from ..utils import dot, issparse, row_sq_norms, tdot, tmatmul
 
 _MAX_NEWTON = 30
 
@@ -61,7 +62,9 @@ def implicit_step(loss, Z, X, y, eta, tol):
         Required bound on the distance to the exact minimiser.
     """
     if X.shape[0] == 1 and loss.n_outputs == 1:
-        return _one_row(loss, Z, X[0], float(y[0]), eta, tol)
+        # a CSR round of one row: that row dense (d values; never a chunk)
+        v = X.toarray()[0] if issparse(X) else X[0]
+        return _one_row(loss, Z, v, float(y[0]), eta, tol)
     if not loss.smooth:
         raise ValueError(
             "the implicit step of a non-smooth loss is implemented for one row "
@@ -129,19 +132,20 @@ def _logistic_root(a, k, y, scale, tol):
 def _newton_cg(loss, Z, X, y, eta, tol):
     c = eta / X.shape[0]
 
+    # (dot / tdot: np.dot on arrays, the sparse products on CSR rows)
     # np.dot makes the BLAS calls matmul makes on these 2-d operands (gemv
     # for one output, gemm with the same transposes otherwise) with less
     # overhead per call: a round takes a dozen or two of these products
     def objective(W, S=None):
         # S = X @ W.T when the caller has it already (the line search does)
-        S = np.dot(X, W.T) if S is None else S
+        S = dot(X, W.T) if S is None else S
         return 0.5 * _total((W - Z) ** 2) + c * _total(loss.value(S, y))
 
     def gradient(W, S):
-        return (W - Z) + c * np.dot(loss.derivative(S, y).T, X)
+        return (W - Z) + c * tdot(loss.derivative(S, y).T, X)
 
     W = Z.copy()
-    S = np.dot(X, W.T)
+    S = dot(X, W.T)
     grad = gradient(W, S)
     gnorm = math.sqrt(_total(grad * grad))
     F = objective(W, S)
@@ -150,14 +154,14 @@ def _newton_cg(loss, Z, X, y, eta, tol):
             return W
 
         def hessp(U, S=S):
-            return U + c * np.dot(loss.curvature_product(S, y, np.dot(X, U.T)).T, X)
+            return U + c * tdot(loss.curvature_product(S, y, dot(X, U.T)).T, X)
 
         P = _conjugate_gradient(hessp, -grad, rtol=min(0.1, math.sqrt(gnorm)))
         slope = float(_total(grad * P))
         step = 1.0
         for _ in range(40):
             W_new = W + step * P
-            S_new = np.dot(X, W_new.T)
+            S_new = dot(X, W_new.T)
             grad_new = gradient(W_new, S_new)
             gnorm_new = math.sqrt(_total(grad_new * grad_new))
             F_new = objective(W_new, S_new)
@@ -184,7 +188,7 @@ def _trust_region(objective, gradient, loss, Z, X, y, c, W0, tol):
     def hessp(w, p):
         W, U = w.reshape(shape), p.reshape(shape)
         S = X @ W.T
-        return (U + c * (loss.curvature_product(S, y, X @ U.T).T @ X)).ravel()
+        return (U + c * tmatmul(loss.curvature_product(S, y, X @ U.T).T, X)).ravel()
 
     res = minimize(fun, W0.ravel(), jac=jac, hessp=hessp, method="trust-ncg",
                    options=dict(gtol=tol, maxiter=1000))
@@ -200,7 +204,8 @@ def _trust_region(objective, gradient, loss, Z, X, y, c, W0, tol):
 def _guaranteed(loss, Z, X, y, eta, tol, W_best, bound_best):
     """Accelerated gradient descent with an iteration count that guarantees
     ||W - W*|| <= tol whatever the data (see the module notes)."""
-    row_norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X))))
+    sq = row_sq_norms(X) if issparse(X) else np.einsum("ij,ij->i", X, X)
+    row_norm = float(np.sqrt(np.max(sq)))
     kappa = 1.0 + eta * loss.smoothness(row_norm)  # mean loss: same smoothness bound
     r_z = eta * loss.lipschitz(row_norm, math.inf)  # ||Z - W*|| = eta ||mean grad l(W*)||
     start, r0 = (Z, r_z) if r_z <= bound_best else (W_best, bound_best)
@@ -213,7 +218,7 @@ def _guaranteed(loss, Z, X, y, eta, tol, W_best, bound_best):
     W, W_prev = start.copy(), start.copy()
     for _ in range(n_steps):
         V = W + momentum * (W - W_prev)
-        grad = (V - Z) + c * (loss.derivative(X @ V.T, y).T @ X)
+        grad = (V - Z) + c * tmatmul(loss.derivative(X @ V.T, y).T, X)
         W_prev, W = W, V - grad / kappa
     return W
 

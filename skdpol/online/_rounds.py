@@ -27,6 +27,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ..exceptions import BudgetExhaustedError
+from ..utils import stack_rows, zero_rows_like
 
 
 class RoundBuffer(ABC):
@@ -61,7 +62,7 @@ class RoundBuffer(ABC):
         if not waiting:
             return 0
         pad = self.batch_size - waiting
-        X = np.concatenate([self._pending_X, np.zeros((pad, self._pending_X.shape[1]))])
+        X = stack_rows([self._pending_X, zero_rows_like(self._pending_X, pad)])  # CSR stays CSR
         y = np.concatenate([self._pending_y, np.zeros(pad)])
         self._pending_X, self._pending_y = self._pending_X[:0], self._pending_y[:0]
         self.learn(X, y)
@@ -83,7 +84,7 @@ class RoundBuffer(ABC):
         start = 0
         if waiting and waiting + X.shape[0] >= b:  # complete the waiting round first
             start = b - waiting
-            self._round(np.concatenate([self._pending_X, X[:start]]),
+            self._round(stack_rows([self._pending_X, X[:start]]),
                         np.concatenate([self._pending_y, y[:start]]))
             self.n_rounds += 1
             waiting = 0
@@ -97,7 +98,8 @@ class RoundBuffer(ABC):
             self.n_rounds += 1
             yield
         tail = start + n_complete * b
-        self._pending_X = np.concatenate([self._pending_X, X[tail:]])
+        # rows (an array, or CSR: stack_rows keeps sparse rows sparse)
+        self._pending_X = stack_rows([self._pending_X, X[tail:]])
         self._pending_y = np.concatenate([self._pending_y, y[tail:]])
 
     def learn(self, X, y, trace=False):

@@ -1,5 +1,6 @@
 """Pipelines on private rows: which steps are public, how to declare one, and
-a Pipeline that streams chunks through public steps into a private learner."""
+a Pipeline that streams chunks through public steps into a private learner,
+and the published model of ``python -m skdpol fit`` (a schema and a public pipeline)."""
 
 from ._public_steps import (
     DeclaredPublic,
@@ -8,9 +9,11 @@ from ._public_steps import (
     check_public_step,
     declare_public,
 )
+from ._published import PublishedClassifier, PublishedModel, PublishedRegressor
 from ._stream import PublicPipeline, StreamPipeline, make_stream_pipeline
 
-__all__ = ["DeclaredPublic", "PublicPipeline", "StepCheck",
+__all__ = ["DeclaredPublic", "PublicPipeline", "PublishedClassifier", "PublishedModel",
+           "PublishedRegressor", "StepCheck",
            "StreamPipeline", "check_public_pipeline",
            "check_public_step", "declare_public", "make_stream_pipeline"]
 

@@ -9,6 +9,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import ACCEPT_SPARSE, as_csr, issparse
 from ._scaler import PrivateStandardScaler, column_bounds
 
 
@@ -50,7 +51,9 @@ class PublicRangeScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        # sparse X when every range is symmetric about 0 (then 0 maps to 0):
+        # the map is a per-column clip and scale of the nonzeros
+        tags.input_tags.sparse = _symmetric_bounds(self.bounds)
         tags.transformer_tags.preserves_dtype = ["float64"]
         tags.requires_fit = True
         return tags
@@ -69,8 +72,10 @@ class PublicRangeScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         -------
         self : object
         """
-        X = validate_data(self, X, reset=True, dtype=np.float64)
-        self.bounds_ = column_bounds(self.bounds, X.shape[1])
+        X = validate_data(self, X, reset=True, dtype=np.float64, accept_sparse=ACCEPT_SPARSE)
+        bounds = column_bounds(self.bounds, X.shape[1])
+        _check_sparse(X, bounds)
+        self.bounds_ = bounds
         return self
 
     def transform(self, X):
@@ -83,10 +88,18 @@ class PublicRangeScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         Z : ndarray of shape (n_samples, n_features)
+            CSR for sparse ``X`` (bounds symmetric about 0 only).
         """
         check_is_fitted(self, "bounds_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=ACCEPT_SPARSE)
         lo, hi = self.bounds_
+        if issparse(X):
+            _check_sparse(X, self.bounds_)
+            Z = as_csr(X).copy()  # the nonzeros clipped to [-hi, hi] and divided by hi
+            cols = Z.indices
+            with np.errstate(all="ignore"):
+                Z.data = np.clip(Z.data, lo[cols], hi[cols]) / hi[cols]
+            return Z
         # quiet: it runs on private rows, and a subnormal value would report an
         # underflow for one row and not its neighbour (under np.seterr(under=...))
         with np.errstate(all="ignore"):
@@ -187,3 +200,23 @@ def row_norm_bound(transformer, n_features=None):
     20.0
     """
     return math.sqrt(_squared_bound(transformer, n_features))
+
+
+def _symmetric_bounds(bounds):
+    """Are the ranges ``bounds`` symmetric about 0 (lo = -hi in every column)?
+    A public fact of the parameters (False when they are not valid)."""
+    try:
+        lo, hi = (np.asarray(b, dtype=np.float64) for b in bounds)
+        return bool(np.all(lo == -hi))
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_sparse(X, bounds):
+    """Refuse sparse ``X`` whose map would not keep zeros at 0: it would make
+    every row dense."""
+    if issparse(X) and not np.all(bounds[0] == -bounds[1]):
+        raise TypeError(
+            "PublicRangeScaler takes sparse X only with bounds symmetric about 0 "
+            "(lo = -hi in every column): otherwise 0 maps to -(lo + hi) / (hi - lo) "
+            "and every row of X would become dense. Use bounds=(-b, b), or pass X dense.")

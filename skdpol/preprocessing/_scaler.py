@@ -28,6 +28,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
@@ -203,6 +204,7 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         return self
 
     def _fit(self, X):
+        _refuse_sparse(X)
         X = validate_data(self, X, reset=True, dtype=np.float64)
         n, d = X.shape
         self._begin_stream(one_release=True)
@@ -252,6 +254,7 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         Z : ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self, "scale_")
+        _refuse_sparse(X)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         lo, hi = self.bounds_
         return (np.clip(X, lo, hi) - self.mean_) / self.scale_
@@ -268,5 +271,18 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         X_original : ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self, "scale_")
+        _refuse_sparse(X)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return X * self.scale_ + self.mean_
+
+
+def _refuse_sparse(X):
+    """Standardising centres every column (0 maps to -mean_ / scale_), which
+    would make sparse X dense: refused with the reason (the statistics could
+    be summed from the nonzeros, but the output could not stay sparse)."""
+    if issparse(X):
+        raise TypeError(
+            "PrivateStandardScaler does not take sparse X: it centres every column, "
+            "so 0 maps to -mean_ / scale_ and every row would become dense. For sparse "
+            "features use PublicRangeScaler with bounds symmetric about 0 (lo = -hi), "
+            "which scales the nonzeros, or pass X dense.")

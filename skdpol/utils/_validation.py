@@ -6,6 +6,7 @@ projected onto the L2 ball of radius ``data_norm`` and every label onto
 """
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import assert_all_finite
 
 
@@ -13,6 +14,9 @@ def row_norms_max(X):
     """Largest L2 norm of the rows of ``X`` (0 for an empty array)."""
     if X.shape[0] == 0:
         return 0.0
+    if sp.issparse(X):  # from the nonzeros (utils._sparse), never densified
+        from ._sparse import as_csr, row_sq_norms
+        return float(np.sqrt(row_sq_norms(as_csr(X)).max()))
     return float(np.sqrt(np.einsum("ij,ij->i", X, X).max()))
 
 

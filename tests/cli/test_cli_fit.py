@@ -234,7 +234,7 @@ def test_the_published_pickle_holds_no_training_value(tmp_path):
     published = pickle.loads(blob)
     assert set(vars(published.model)) == {"coef_", "intercept_", "n_features_in_",
                                           "feature_names_in_", "n_samples_seen_",
-                                          "privacy_spent_"}
+                                          "n_samples_learned_", "privacy_spent_"}
     for value in (PLANTED, PLANTED * 10):
         patterns = [np.float64(value).tobytes(), repr(value).encode(), f"{value:.6g}".encode()]
         for published_file in (blob, (tmp_path / "m" / "card.json").read_bytes(),
@@ -282,13 +282,15 @@ def _set(column, row, value):
     (_set("spend", 99, "lots"), "column 'spend': row 99 is not a number"),
     (lambda f: b"age,spend,plan,region,churn\n\xff\xfe,1,basic,north,stay\n", "cannot read"),
 ], ids=["column", "label column", "category", "class", "no label", "not a number", "bytes"])
-def test_bad_input_names_column_and_row_and_writes_nothing(tmp_path, capsys, edit, message):
+@pytest.mark.parametrize("chunks", [[], ["--chunksize", "64"]], ids=["at once", "stream"])
+def test_bad_input_names_column_and_row_and_writes_nothing(tmp_path, capsys, edit, message,
+                                                           chunks):
     data = _bad(tmp_path, edit)
     (tmp_path / "schema.json").write_text(json.dumps(CLASSIFY))
     before = _files(tmp_path)
     code = main(["fit", str(data), "--target", "churn", "--schema", str(tmp_path / "schema.json"),
                  "--epsilon", "1", "--ledger", str(tmp_path / "ledger.sqlite"),
-                 "--out", str(tmp_path / "model"), "--no-progress"])
+                 "--out", str(tmp_path / "model"), "--no-progress", *chunks])
     err = capsys.readouterr().err
     assert code == 1
     assert err.startswith("skdpol fit: error: ") and message in err and len(err.splitlines()) == 1

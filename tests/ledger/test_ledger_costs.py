@@ -527,3 +527,32 @@ def test_a_stream_pipeline_declares_its_learners_cost(path, monkeypatch, kind, a
     assert all(event is not None for event, _ in declared)
     assert [event for event, _ in declared] == [e.event for e in entries]
     assert [None if h is None else h[1] for _, h in declared] == [e.parent for e in entries]
+
+
+@pytest.mark.parametrize("kind", ["reg", "log"])
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_sparse_chunks_declare_what_they_record(path, monkeypatch, kind, fmt):
+    """Sparse chunks: the declaration reads their shape only (a starting call,
+    steady ones, the horizon's final round), as for dense ones."""
+    import scipy.sparse as sp
+
+    est, fit_params = _estimator(kind, "auto", "auto", sum(CHUNKS))
+    est.set_params(batch_size="auto", ledger=PrivacyLedger(path, budget=(1e6, DELTA)))
+    declared = _spy_declared(monkeypatch)
+    learns = _count_learns(monkeypatch)
+    X, y = _data(sum(CHUNKS))
+    X[np.abs(X) < 0.5] = 0.0
+    if kind == "log":
+        y = (y > 0).astype(int)
+    X = sp.csr_matrix(X) if fmt == "csr" else sp.csc_matrix(X)
+    start = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n in CHUNKS:
+            est.partial_fit(X[start:start + n], y[start:start + n], **fit_params)
+            start += n
+    assert len(learns) == len(CHUNKS)
+    entries = PrivacyLedger(path).entries()
+    assert all(event is not None for event, _ in declared)
+    assert [event for event, _ in declared] == [e.event for e in entries]
+    assert [None if h is None else h[1] for _, h in declared] == [e.parent for e in entries]

@@ -100,11 +100,13 @@ def test_first_call_failure_leaves_an_unfitted_estimator(stream):
     assert not hasattr(est, "n_features_in_") and not hasattr(est, "_stream")
 
 
-def test_sparse_input_is_refused_clearly(stream):
+def test_sparse_input_is_accepted(stream):
+    # CSR / CSC learn the dense input's model (tests/linear_model/test_sparse.py)
     from scipy import sparse
     X, y = stream
-    with pytest.raises(TypeError, match="[Ss]parse"):
-        PrivateOnlineRegressor(**BOUNDS).fit(sparse.csr_matrix(X), y)
+    est = PrivateOnlineRegressor(**BOUNDS, random_state=0).fit(sparse.csr_matrix(X), y)
+    ref = PrivateOnlineRegressor(**BOUNDS, random_state=0).fit(X, y)
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-9, atol=1e-9)
 
 
 # -------------------------------------------------------------- the guarantee

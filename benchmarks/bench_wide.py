@@ -1,0 +1,198 @@
+"""Wide data: rows per second against SGD, peak memory, accuracy / R^2 (issue 32).
+
+Writes ``docs/benchmarks/wide.md``. For each width (dense d = 100, 1,000;
+d = 2^17 CSR with 30 nonzeros a row, like hashed features) a stream of unit
+norm rows is fed in chunks to ``partial_fit`` of a skdpol estimator and of
+scikit-learn's ``SGDClassifier`` / ``SGDRegressor`` in the same run; peak
+memory is tracemalloc's over the stream (the chunks themselves excluded);
+the score is on held-out rows. Plus Adult through ``OneHotEncoder`` at its
+defaults (sparse CSR into the model) against the same pipeline made dense.
+
+Usage::
+
+    OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_wide.py [--rows N] [--seeds K]
+"""
+
+import argparse
+import os
+import sys
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.linear_model import SGDClassifier, SGDRegressor
+
+from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "docs", "benchmarks", "wide.md")
+
+
+def make_rows(n, d, sparse, rng):
+    """Unit-norm rows (dense Gaussian, or 30 random nonzeros a row) and a
+    linear target of norm ~1 (so |y| <= ~3)."""
+    if sparse:
+        nnz = 30
+        # hashed tokens are far from uniform: column j drawn with density ~ j^-3/4
+        # (a Zipf-like law), so frequent columns carry most of the signal
+        idx = np.sort((d * rng.random(size=(n, nnz)) ** 4).astype(np.int64), axis=1)
+        data = rng.normal(size=(n, nnz))
+        X = sp.csr_matrix((data.ravel(), idx.ravel(), np.arange(0, n * nnz + 1, nnz)),
+                          shape=(n, d))
+        X.sum_duplicates()
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        X = sp.diags(1.0 / norms) @ X
+        w = rng.normal(size=d)
+    else:
+        X = rng.normal(size=(n, d))
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+        w = rng.normal(size=d)
+    s = X @ w
+    return (sp.csr_matrix(X) if sparse else X), s / np.std(s)  # margins of sd 1
+
+
+def stream(est, X, y, chunk, **first):
+    """(rows per second, peak extra bytes) of partial_fit over the chunks."""
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    for i, lo in enumerate(range(0, X.shape[0], chunk)):
+        est.partial_fit(X[lo:lo + chunk], y[lo:lo + chunk], **(first if i == 0 else {}))
+    elapsed = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return X.shape[0] / elapsed, peak
+
+
+def row(kind, d, sparse, n, chunk, seed):
+    rng = np.random.default_rng(seed)
+    X, s = make_rows(n + 5_000, d, sparse, rng)
+    X_test, s_test = X[n:], s[n:]
+    X, s = X[:n], s[:n]
+    out = []
+    if kind == "classifier":
+        y, y_test = (s > 0).astype(int), (s_test > 0).astype(int)
+        sgd = SGDClassifier(random_state=seed)
+        sgd_rate, sgd_mem = stream(sgd, X, y, chunk, classes=[0, 1])
+        ref = sgd.score(X_test, y_test)
+        for eps in (1.0, np.inf):
+            est = PrivateOnlineLogistic(epsilon=eps, data_norm=1.0, horizon=n,
+                                        random_state=seed)
+            rate, mem = stream(est, X, y, chunk, classes=[0, 1])
+            out.append((eps, est.algorithm_, rate, sgd_rate, mem, sgd_mem,
+                        est.score(X_test, y_test), ref))
+    else:
+        y, y_test = s, s_test
+        sgd = SGDRegressor(random_state=seed)
+        sgd_rate, sgd_mem = stream(sgd, X, y, chunk)
+        ref = sgd.score(X_test, y_test)
+        # PQFTL ("auto" for streams) holds a d x d Gram: O(d) noisy GD (float
+        # sampler: the discrete one draws coordinate by coordinate in Python) where
+        # that Gram would not fit (the "auto" rule for wide data is issue 32 item 2)
+        wide = dict(algorithm="noisy-gd", noise_sampler="float") if d > 1_000 else {}
+        for eps in (1.0, np.inf):
+            est = PrivateOnlineRegressor(epsilon=eps, data_norm=1.0, y_bound=4.0, horizon=n,
+                                         random_state=seed, **wide)
+            rate, mem = stream(est, X, y, chunk)
+            out.append((eps, est.algorithm_, rate, sgd_rate, mem, sgd_mem,
+                        est.score(X_test, y_test), ref))
+    return out
+
+
+def adult(seeds):
+    """Adult: OneHotEncoder at its defaults (sparse CSR into the model)
+    against the same pipeline made dense; test accuracy per seed."""
+    sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+    import tempfile
+
+    from adult_pipeline_ledger import adult_private_pipeline
+    from skdpol import PrivacyLedger
+    from skdpol.datasets import load_adult
+
+    data = load_adult()
+    res = {"sparse": [], "dense": []}
+    for seed in range(seeds):
+        for kind in res:
+            ledger = PrivacyLedger(os.path.join(tempfile.mkdtemp(), "a.sqlite"),
+                                   budget=(1.0, 1e-5))
+            pipe = adult_private_pipeline(ledger, random_state=seed)
+            if kind == "dense":
+                pipe.steps[0][1].set_params(sparse_threshold=0.0)
+            t0 = time.perf_counter()
+            pipe.fit(data.X_train, data.y_train, privateonlinelogistic__classes=[0, 1])
+            res[kind].append((pipe.score(data.X_test, data.y_test),
+                              time.perf_counter() - t0))
+    return res
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument("--chunk", type=int, default=5_000)
+    parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--no-adult", action="store_true")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    widths = [(100, False), (1_000, False), (2**17, True)]
+    lines = [
+        "# Wide data: rows per second, memory, accuracy",
+        "",
+        "Written by `benchmarks/bench_wide.py` "
+        f"(`--rows {args.rows} --chunk {args.chunk} --seeds {args.seeds}`), "
+        "one process, `OMP_NUM_THREADS=1`, on a 2-core machine shared with other jobs "
+        "(rates are indicative). Unit-norm rows, `data_norm=1`; a linear target. "
+        "`rate` and `SGD rate`: rows per second of `partial_fit` over the stream "
+        "(the same run); memory: tracemalloc's peak over the stream (the chunks "
+        "excluded); score: accuracy (classifier) or R^2 (regressor) on 5,000 held-out "
+        "rows. d = 10,000 dense is left out (20,000 x 10,000 rows take 1.6 GB "
+        "before any learning on this machine).",
+        "",
+        "| estimator | d | input | epsilon | algorithm | rate | SGD rate | ratio | "
+        "peak MB | SGD peak MB | score | SGD score |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for kind in ("classifier", "regressor"):
+        for d, sparse in widths:
+            for seed in range(args.seeds):
+                for eps, alg, rate, sgd_rate, mem, sgd_mem, score, ref in row(
+                        kind, d, sparse, args.rows, args.chunk, seed):
+                    line = (f"| {kind} | {d} | {'CSR' if sparse else 'dense'} | {eps:g} | "
+                            f"{alg} | {rate:,.0f} | {sgd_rate:,.0f} | {rate / sgd_rate:.2f} | "
+                            f"{mem / 1e6:.1f} | {sgd_mem / 1e6:.1f} | {score:.3f} | {ref:.3f} |")
+                    print(line, flush=True)
+                    lines.append(line)
+    if not args.no_adult:
+        res = adult(args.seeds)
+        lines += ["", "## Adult: OneHotEncoder at its defaults (sparse) vs dense", "",
+                  "`examples/adult_pipeline_ledger.py`'s pipeline (scalers epsilon 0.1 "
+                  "each, model epsilon 0.8): its `ColumnTransformer` with "
+                  "`sparse_threshold=1` (CSR into the model) or 0 (dense).", "",
+                  "| input | seed | test accuracy | fit seconds |", "|---|---|---|---|"]
+        for kind, runs in res.items():
+            for seed, (acc, sec) in enumerate(runs):
+                lines.append(f"| {kind} | {seed} | {acc:.4f} | {sec:.1f} |")
+        print("\n".join(lines[-2 * args.seeds:]))
+    lines += [
+        "", "## Reading", "",
+        "* Sparse input is never made dense: at d = 2^17 the estimators' peak is tens of "
+        "MB (their d-vectors: model, prefix-sum state), where one dense chunk of 5,000 "
+        "rows would take 5.2 GB.",
+        "* At d = 2^17 the classifier's `ftrl` stream is far below SGD's rate. A profile "
+        "(`cProfile`, epsilon = inf) puts most of the time in the prefix-sum mechanism's "
+        "per-round O(d) update (`skdpol/mechanisms/_blt.py` `_add_one`, 40 rounds of 512 "
+        "rows), not in the sparse products; fewer, larger rounds on wide data and an O(d) "
+        "regressor stream are issue 32 item 2, not this input path.",
+        "* The regressor's default stream (PQFTL) holds a d x d Gram: d = 2^17 is run with "
+        "noisy GD (float sampler), which takes many O(d) steps per round; its rate and "
+        "its R^2 at epsilon = 1 are item 2's to fix.",
+        "* Adult: the sparse pipeline gives the dense pipeline's accuracy (the model "
+        "equals the dense input's up to float rounding) and fits faster.",
+    ]
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
