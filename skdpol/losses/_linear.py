@@ -136,7 +136,12 @@ class HuberLoss(_Loss):
         return self._huber(S[:, 0] - y)
 
     def derivative(self, S, y):
-        return np.clip(S - y[:, None], -self.threshold, self.threshold)
+        # np.clip's values through maximum / minimum without its Python
+        # wrapper (the same numbers, NaN included): ftrl-momentum calls this
+        # once a round of 100 rows
+        C = self.threshold
+        r = np.subtract(S, y[:, None])
+        return np.minimum(np.maximum(r, -C, out=r), C, out=r)
 
     def curvature_product(self, S, y, dS):
         return (np.abs(S - y[:, None]) < self.threshold) * dS
