@@ -90,7 +90,7 @@ def _new_folder(name):
 
 def _reproduce(args):
     from .reproduce import EXPERIMENTS, run_experiment
-    from .reproduce._report import pyplot
+    from .reproduce import pyplot
 
     pyplot()  # fail before a long run, not after it, when matplotlib is missing
     names = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
@@ -129,7 +129,7 @@ def _add_reproduce(subparsers):
 
 # ------------------------------------------------------------------ ledger
 def _add_ledger(subparsers):
-    from .ledger._cli import add_subparser  # ledger show PATH
+    from .ledger import add_subparser  # ledger show PATH
 
     add_subparser(subparsers)
 

@@ -31,7 +31,7 @@ from sklearn.base import clone
 from ._published import InputError, check_table
 from .pipeline import PublishedClassifier, PublishedRegressor, make_stream_pipeline
 from .preprocessing import from_schema
-from .preprocessing._schema import read_schema
+from .preprocessing import read_schema
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 # rows per read when --chunksize is not given: the check pass reads in these
@@ -379,7 +379,7 @@ def _estimator(pre, *, horizon, **params):
 def _check_delta(delta, rows):
     """The library's rule for delta (warn_delta), as an error: a release is at stake."""
     from .exceptions import PrivacyLeakWarning
-    from .linear_model._base import warn_delta
+    from .linear_model import warn_delta
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
@@ -427,21 +427,19 @@ def _placeholder(raw, private):
 
 
 def _model_event(pre, *, epsilon, delta, rows, n_features, names, random_state, horizon):
-    """The event the model will state at ``epsilon``: a dry run on zero rows of the
-    table's shape (row and feature counts are public)."""
-    from .ledger._hook import planned_event
+    """The event the model will state at ``epsilon``, as the estimator declares it
+    from the table's shape (row and feature counts are public) and the classes."""
+    from .ledger import PublicShape, stated_event
 
+    del names  # the cost does not depend on the columns' names
     est = _estimator(pre, epsilon=epsilon, delta=delta, ledger=None,
                      random_state=random_state, horizon=horizon)
-    X = pd.DataFrame(np.zeros((rows, n_features)), columns=names)
-    if pre.classes is not None:
-        args = (X, np.resize(np.asarray(pre.classes, dtype=object), rows), pre.classes)
-    else:
-        args = (X, np.zeros(rows))
-    event, _ = planned_event(est, est.fit if horizon is None else est.partial_fit, args)
-    if event is None:
-        raise RuntimeError("skdpol could not plan the model's cost (a dry run failed).")
-    return event
+    X = PublicShape(rows, n_features)
+    args = (X, None, pre.classes) if pre.classes is not None else (X, None)
+    try:
+        return stated_event(est, "fit" if horizon is None else "partial_fit", args)
+    except ValueError as exc:
+        raise RuntimeError(f"skdpol could not state the model's cost: {exc}") from None
 
 
 def _fit_private(data, raw, private, *, target, epsilon, out, delta, ledger, chunksize,
@@ -451,13 +449,13 @@ def _fit_private(data, raw, private, *, target, epsilon, out, delta, ledger, chu
 
     from ._card import write_card
     from .preprocessing import privatise_schema
-    from .preprocessing._bounds_compose import (
+    from .preprocessing import (
         calibrate_model_epsilon,
         composed_spent,
         default_bounds_share,
         planned_bounds_event,
     )
-    from .utils._stream import is_seeded
+    from .utils import is_seeded
 
     placeholder = _placeholder(raw, private)
     pre = from_schema(placeholder)

@@ -140,7 +140,7 @@ def _numbers(column, where, first_row):
 # The published models moved to skdpol.pipeline (their public name, which new
 # pickles reference); the old names stay so that a model.pkl written before,
 # which names skdpol._published.PublishedClassifier, still loads.
-from .pipeline._published import (  # noqa: E402
+from .pipeline import (  # noqa: E402
     PublishedClassifier,
     PublishedModel,
     PublishedRegressor,

@@ -39,3 +39,10 @@ __all__ = [
     "zcdp_rho",
     "zcdp_rho_for_budget",
 ]
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+from ._spent import _RDP_ORDERS, _leaves, _round_up  # noqa: E402, F401
+_internal = ('_RDP_ORDERS', '_leaves', '_round_up')

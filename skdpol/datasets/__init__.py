@@ -115,3 +115,9 @@ from ._real import (  # noqa: E402, F401  (the rest: their old home)
     load_wine_quality,
 )
 from ._blocks import _binner, _one_hot, _range_scaler  # noqa: E402, F401  (their old home)
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+_internal = ("_data_file",)

@@ -7,7 +7,7 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 
-from ..preprocessing._schema import public_bins
+from ..preprocessing import public_bins
 from ._real import ADULT_BINS, ADULT_CATEGORIES, ADULT_RANGES, MISSING, WINE_QUALITY_RANGES
 
 __all__ = ["adult_preprocessor", "one_hot_bins", "row_norm_bound", "scale_to_unit",

@@ -19,9 +19,9 @@ import functools
 import numpy as np
 
 from ..mechanisms import perturb
-from ..mechanisms._discrete import discrete_noise, quantise
-from ..utils._sparse import as_csr, issparse, row_sq_norms, sparse_unit_rows
-from ..utils._validation import clip_rows_in_place
+from ..mechanisms import discrete_noise, quantise
+from ..utils import as_csr, issparse, row_sq_norms, sparse_unit_rows
+from ..utils import clip_rows_in_place
 from ._secagg import pairwise_mask
 
 

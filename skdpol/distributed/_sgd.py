@@ -11,41 +11,32 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import PrivacyLeakWarning
-from ..linear_model._base import make_rng, warn_delta
-from ..linear_model._public import (
+from ..linear_model import make_rng, warn_delta
+from ..linear_model import (
     PublicLinearClassifier,
     PublicLinearRegressor,
     _decision,
     _predict,
     _proba,
 )
-from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
-from ..online._noisy_gd import MAX_STEPS, MOMENTUM, gradient_schedule
-from ..mechanisms._discrete import grid_sensitivity, grid_step
+from ..losses import LogisticLoss  # noqa: F401  (tests build party terms from here)
+from ..online import MOMENTUM
+from ..mechanisms import grid_step  # noqa: F401  (tests read the grid from here)
 from ..ledger import PrivacyLedger
-from ..ledger._hook import HEAD, check_budget, record_release
+from ..ledger import HEAD, check_budget, record_release
 from ..utils import run_transaction
-from ..utils._sparse import ACCEPT_SPARSE, csr_rows
-from ..utils._stream import is_seeded
-from ..utils._warnings import user_stacklevel
+from ..utils import ACCEPT_SPARSE, csr_rows
+from ..utils import is_seeded
+from ..utils import user_stacklevel
 from . import _accounting
-from ._parties import DaskParties, LocalParties, payload_bytes
-from ._party import PartyTerms
-from ._secagg import check_headroom, secure_sum
-
-
-# rounds of the seed's schedules when n_rounds="auto"
-DEFAULT_ROUNDS = 20
-# alpha=None, per loss: measured on Adult (4 parties, epsilon 1, n_rounds="auto",
-# benchmarks/bench_distributed.py): 1e-2 / 1e-3 / 1e-4 gave 76.6 / 84.1 / 85.3 %
-# under secure aggregation. The squared loss's gradient bound grows like
-# 1 / sqrt(alpha) (the ball's radius), so it keeps a larger one.
-DEFAULT_ALPHA = {"log_loss": 1e-4, "squared_error": 1e-2}
+from ._inputs import PartyInputsMixin, _is_dask
+from ._parties import payload_bytes
+from ._plan import ProtocolPlanMixin, _loss
+from ._secagg import secure_sum
 
 
 def _receive(messages):
@@ -55,53 +46,7 @@ def _receive(messages):
     return messages
 
 
-def _is_dask(obj):
-    return type(obj).__module__.split(".")[0] in ("dask", "dask_expr")
-
-
-def _active_client():
-    try:
-        from distributed import get_client
-    except ImportError:
-        return None
-    try:
-        return get_client()
-    except ValueError:  # no client: run in this process
-        return None
-
-
-def _dask_parts(X, y):
-    """(row blocks of X, of y, feature names): one party per block / partition."""
-    import dask.array as da
-    import dask.dataframe as dd
-
-    names = None
-    if isinstance(X, dd.DataFrame):
-        names = np.asarray([str(c) for c in X.columns], dtype=object)
-        x_parts = list(X.to_delayed())
-    elif isinstance(X, da.Array):
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-dimensional, got a dask array of {X.ndim} dimensions.")
-        X = X.rechunk({1: -1})
-        x_parts = list(X.to_delayed().ravel())
-    else:
-        raise TypeError(f"X must be a dask array or dataframe, got {type(X).__name__}.")
-    if isinstance(y, (dd.Series, dd.DataFrame)):
-        y_parts = list(y.to_delayed())
-    elif isinstance(y, da.Array):
-        if isinstance(X, da.Array) and y.ndim == 1 and y.shape[0] == X.shape[0]:
-            y = y.rechunk((X.chunks[0],))
-        y_parts = list(y.to_delayed().ravel())
-    else:
-        raise TypeError(f"with a dask X, y must be a dask array or series, got "
-                        f"{type(y).__name__}.")
-    if len(x_parts) != len(y_parts):
-        raise ValueError(f"X has {len(x_parts)} row blocks (parties) but y has "
-                         f"{len(y_parts)}: give y the same partitions.")
-    return x_parts, y_parts, names
-
-
-class MultiPartyPrivateSGD(BaseEstimator):
+class MultiPartyPrivateSGD(PartyInputsMixin, ProtocolPlanMixin, BaseEstimator):
     """Private gradient descent over data split between parties (seed 004).
 
     Parties A_1..A_m each hold some of the rows; a coordinator B combines
@@ -394,121 +339,24 @@ default="auto"
         finally:
             runner.close()
 
-    def _numpy_runner(self, X, y, parties, classifier):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not classifier,
-                             accept_sparse=ACCEPT_SPARSE)
-        X = csr_rows(X)  # sparse rows stay CSR on every party
-        if classifier:
-            check_classification_targets(y)
-        if parties is None:
-            return LocalParties([(X, y)])
-        parties = np.asarray(parties).ravel()
-        if parties.shape[0] != X.shape[0]:
-            raise ValueError(f"parties has {parties.shape[0]} labels but X has "
-                             f"{X.shape[0]} rows.")
-        labels, owner = np.unique(parties, return_inverse=True)
-        return LocalParties([(X[owner == i], y[owner == i]) for i in range(labels.size)])
-
-    def _dask_runner(self, X, y):
-        x_parts, y_parts, names = _dask_parts(X, y)
-        client = _active_client()
-        if client is not None:
-            return DaskParties(client, x_parts, y_parts), names
-        import dask
-
-        blocks = dask.compute(*x_parts, *y_parts)
-        k = len(x_parts)
-        return LocalParties([(np.asarray(blocks[i], dtype=np.float64),
-                              np.asarray(blocks[k + i]).ravel()) for i in range(k)]), names
-
-    # ----------------------------------------------------------- bounds
-    def _summaries(self, runner, classes, classifier):
-        """Validate every block where it lives; read the bounds left None (leaks)."""
-        want_norm = self.data_norm is None
-        want_y = not classifier and self.y_bound is None
-        want_classes = classifier and classes is None
-        out = runner.summaries(want_norm=want_norm, want_y=want_y, want_classes=want_classes)
-        features = {s["n_features"] for s in out if s["n_rows"] > 0}
-        if len(features) > 1 or -1 in features:
-            raise ValueError("every party's X must be 2-dimensional with the same features.")
-        if any(s["n_rows"] != s["n_labels"] for s in out):
-            raise ValueError("a party's y has a different number of rows than its X.")
-        if not all(s["finite"] for s in out):
-            raise ValueError("Input X or y contains NaN or infinity.")
-        n_rows = sum(s["n_rows"] for s in out)
-        if n_rows < 1:
-            raise ValueError("Found array with 0 sample(s); at least 1 is required.")
-        n_features = features.pop() if features else 0
-        self.n_features_in_ = n_features
-        return out, n_rows
-
-    def _bounds(self, summaries, classes, classifier):
-        def leak(name):
-            warnings.warn(
-                f"{name} is None: it was read off the data (a statistic every party "
-                f"sends in the clear), which leaks it and voids the guarantee for it. "
-                f"Pass {name}.", PrivacyLeakWarning, stacklevel=user_stacklevel())
-            inferred.append(name)
-
-        inferred = []
-        data_norm = self.data_norm
-        if data_norm is None:
-            leak("data_norm")
-            data_norm = max((s.get("max_norm", 0.0) for s in summaries), default=0.0) or 1.0
-        y_bound = 1.0
-        if not classifier:
-            y_bound = self.y_bound
-            if y_bound is None:
-                leak("y_bound")
-                y_bound = max((s.get("max_y", 0.0) for s in summaries), default=0.0) or 1.0
-        labels = None
-        if classifier:
-            if classes is None:
-                leak("classes")
-                classes = np.unique(np.concatenate([s["labels"] for s in summaries]))
-            labels = np.unique(np.asarray(classes))
-            if labels.size < 2:
-                raise ValueError(f"log_loss needs at least 2 classes; got {labels.size} class.")
-        return float(data_norm), float(y_bound), labels, tuple(inferred)
-
     # ----------------------------------------------------------- protocol
     def _run(self, runner, classes, classifier):
         summaries, n_rows = self._summaries(runner, classes, classifier)
         data_norm, y_bound, labels, inferred = self._bounds(summaries, classes, classifier)
         sizes = [s["n_rows"] for s in summaries]
         warn_delta(self.delta, n_rows)
-        if classifier:
-            loss = LogisticLoss() if labels.size == 2 else MultinomialLoss(labels.size)
-        else:
-            loss = SquaredLoss(1.0)
-        alpha = self.alpha if self.alpha is not None else DEFAULT_ALPHA[self.loss]
-        self._alpha = alpha
-        k = loss.n_outputs
-        p = self.n_features_in_ + int(self.fit_intercept)
-        dim = k * p
-        R = math.sqrt(2.0) if self.fit_intercept else 1.0
-        B = loss.optimum_radius(alpha)
-        lip = loss.lipschitz(R, B)  # ||grad l(theta; d)|| <= lip on the ball
-        private = not math.isinf(self.epsilon)
+        loss = _loss(classifier, labels)
+        plan = self._plan(n_rows, sizes, loss, self.n_features_in_)
+        self._alpha = alpha = plan.alpha
+        k, dim, B, lip, private = plan.k, plan.dim, plan.B, plan.lip, plan.private
+        R, schedule, n_rounds, lr = plan.R, plan.schedule, plan.n_rounds, plan.lr
+        sensitivity, mult, event_spent = plan.sensitivity, plan.mult, plan.event
+        noise_var = plan.noise_var
+        p = plan.p
         rng = make_rng(self.random_state)
         seeded = is_seeded(self.random_state)
         root = int.from_bytes(rng.bytes(32), "little")
-
-        schedule = self._schedule()
-        n_rounds, lr = self._rounds_and_rate(n_rows, len(sizes), loss, R, B, schedule)
-        if self.protocol == "sgd2":
-            sensitivity = 2.0 * lip  # one party's gradient sum, replace-one
-            mult = self._sgd2_multiplier(n_rounds) if private else 0.0
-            terms, event_spent, noise_var = self._sgd2_terms(
-                loss, data_norm, y_bound, labels, sensitivity, mult, len(sizes), dim, n_rows,
-                n_rounds)
-        else:
-            sensitivity = 2.0 * n_rows * lip  # n grad of the drawn row, replace-one
-            mult = self._sgd1_multiplier(sizes) if private else 0.0
-            event_spent = _accounting.sgd1_event(mult, sizes)  # covers every party
-            terms = PartyTerms(loss, data_norm, y_bound, labels, self.fit_intercept,
-                               sensitivity, mult, self.noise_sampler, "local")
-            noise_var = (mult * sensitivity) ** 2
+        terms = self._party_terms(plan, loss, data_norm, y_bound, labels)
 
         def step(t):
             # per-row smoothness plus alpha bounds the curvature of the mean
@@ -561,69 +409,6 @@ default="auto"
             epsilon=float(spent_eps), delta=float(self.delta), accountant=method,
             bounds_trusted=not inferred, releases=1, inferred=inferred, seeded=seeded)
         record_release(self, event_spent)  # last: a refusal undoes the fit
-
-    def _schedule(self):
-        if self.step_schedule == "auto":
-            return "nesterov" if self.protocol == "sgd2" else "strongly-convex"
-        if self.step_schedule == "nesterov" and self.protocol == "sgd1":
-            raise ValueError("step_schedule='nesterov' is for protocol='sgd2' (full "
-                             "gradients); use 'strongly-convex' or 'lipschitz' with 'sgd1'.")
-        return self.step_schedule
-
-    def _rounds_and_rate(self, n_rows, n_parties, loss, R, B, schedule):
-        """SGD2's rounds and (nesterov) step size on the mean gradient.
-
-        ``n_rounds="auto"``: the project's noisy-GD schedule
-        (:func:`skdpol.online.gradient_schedule`, public quantities only),
-        for the noise the coordinator's sum carries: the central noise under
-        secure aggregation, sqrt(m) times it under the local model (which
-        the schedule sees as n / sqrt(m) rows).
-        """
-        if self.protocol == "sgd1":
-            return n_rows**2, None
-        n_eff = n_rows if self.trust_model == "secure-aggregation" else n_rows / math.sqrt(
-            n_parties)
-        if math.isinf(self.epsilon):
-            auto_rounds, lr = MAX_STEPS, 1.0 / (loss.smoothness(R) + self._alpha)
-        else:
-            auto_rounds, lr = gradient_schedule(max(n_eff, 1.0), self.epsilon, self.delta,
-                                                _OnBall(loss, B), R, alpha=self._alpha)
-        if self.n_rounds != "auto":
-            return int(self.n_rounds), 1.0 / (loss.smoothness(R) + self._alpha)
-        return auto_rounds if schedule == "nesterov" else DEFAULT_ROUNDS, lr
-
-    def _sgd2_multiplier(self, n_rounds):
-        sampler = self.noise_sampler
-        if self.noise_calibration == "paper":
-            return _accounting.paper_sgd2_multiplier(self.epsilon, self.delta, n_rounds)
-        return _accounting.calibrate_sgd2(self.epsilon, self.delta, n_rounds, sampler)
-
-    def _sgd1_multiplier(self, sizes):
-        if self.noise_calibration == "paper":
-            return _accounting.paper_sgd1_multiplier(self.epsilon, self.delta, sum(sizes))
-        return _accounting.calibrate_sgd1(self.epsilon, self.delta, sizes)
-
-    def _sgd2_terms(self, loss, data_norm, y_bound, labels, sensitivity, mult, n_parties,
-                    dim, n_rows, n_rounds):
-        """Party terms, the event to report, and the summed noise's variance."""
-        local = self.trust_model == "local"
-        base = dict(loss=loss, data_norm=data_norm, y_bound=y_bound, classes=labels,
-                    fit_intercept=self.fit_intercept, sensitivity=sensitivity,
-                    multiplier=mult, sampler=self.noise_sampler, trust_model=self.trust_model)
-        if local:
-            event = _accounting.sgd2_event(mult, n_rounds, self.noise_sampler)
-            return PartyTerms(**base), event, n_parties * (mult * sensitivity) ** 2
-        step = grid_step(sensitivity, dim)
-        shift = grid_sensitivity(sensitivity, dim, step)  # rounding included, grid units
-        check_headroom(n_rows, dim, shift)
-        share = mult * shift / math.sqrt(n_parties) if mult > 0 else 0.0
-        if mult > 0:
-            rho = _accounting.secure_sum_rho(shift, share, n_parties, dim)
-            event = _accounting.secure_sum_event(rho, n_rounds)
-        else:
-            event = None
-        terms = PartyTerms(**base, grid_step=step, share_scale=share)
-        return terms, event, (mult * shift * step) ** 2
 
     def _keys(self, root, seeded, tag, *index):
         # a party's noise key: derived by the coordinator only in seeded runs;
@@ -729,20 +514,6 @@ default="auto"
         if self.loss == "log_loss":
             return PublicLinearClassifier._from_release(self)
         return PublicLinearRegressor._from_release(self)
-
-
-class _OnBall:
-    """A loss seen on the ball of radius B: gradient_schedule reads the
-    gradient bound at radius inf, which the squared loss only has on a ball."""
-
-    def __init__(self, loss, radius):
-        self.loss, self.radius = loss, radius
-
-    def lipschitz(self, row_bound, radius):
-        return self.loss.lipschitz(row_bound, min(radius, self.radius))
-
-    def smoothness(self, row_bound):
-        return self.loss.smoothness(row_bound)
 
 
 def _project(W, radius):

@@ -8,16 +8,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
+from sklearn.utils.validation import _num_features, _num_samples, check_is_fitted, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..mechanisms import NoiseSpec
-from ..mechanisms._prefix import prefix_sum_event, resolve_mechanism
+from ..mechanisms import prefix_sum_event, resolve_mechanism
 from ..submodular import ConcaveMassCost, SubmodularPFTAL
 from ..ledger import PrivacyLedger
-from ..ledger._hook import HEAD, check_budget, record_release
+from ..ledger import HEAD, check_budget, record_release
 from ..utils import StreamMixin, run_transaction
-from ..utils._stream import is_seeded
+from ..utils import is_seeded
 from ._public import PublicSubmodularSelector
 
 _BUILT_IN = {"concave": ConcaveMassCost}
@@ -169,6 +169,17 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
         return _BUILT_IN[self.cost]() if isinstance(self.cost, str) else self.cost
 
     def _start(self, n_items, live=False, one_release=False):
+        self._algo = self._new_algo(n_items, live, one_release)
+        self.n_features_in_ = n_items
+        self.n_samples_seen_ = 0
+        self._asked = False
+        self._publish()
+
+    def _new_algo(self, n_items, live=False, one_release=False, rng=None):
+        """A new stream's :class:`SubmodularPFTAL` over ``n_items`` items, from
+        public quantities. ``rng=None`` starts the estimator's stream (its
+        generator derived); a declared cost passes a throw-away generator and
+        changes nothing."""
         cost = self._cost_object()
         if self.cost_bound is None and not hasattr(cost, "bound"):
             raise ValueError("cost_bound is required for a cost without a bound(n) method.")
@@ -179,18 +190,15 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
             self.epsilon, self.delta, family=noise, sampler=self.noise_sampler,
             make_event=lambda m: prefix_sum_event(mechanism, horizon=self.horizon,
                                                   noise=base.with_multiplier(m)))
-        self._begin_stream(one_release=one_release)
-        self._algo = SubmodularPFTAL(
+        if rng is None:
+            rng = self._begin_stream(one_release=one_release)
+        return SubmodularPFTAL(
             n_items=n_items, cost=cost, cost_bound=self.cost_bound, alpha=self.alpha,
             noise=spec, feedback=self.feedback, mu=self.mu,
-            batch_size=self.batch_size, horizon=self.horizon, rng=self._rng,
+            batch_size=self.batch_size, horizon=self.horizon, rng=rng,
             mechanism=mechanism,
             # live full-information rounds bring opaque callables: the range bound
             leaf_bound="range" if live and self.feedback == "full" else "auto")
-        self.n_features_in_ = n_items
-        self.n_samples_seen_ = 0
-        self._asked = False
-        self._publish()
 
     def _publish(self):
         self.x_ = self._algo.x.copy()
@@ -204,27 +212,40 @@ class PrivateSubmodularSelector(StreamMixin, SelectorMixin, BaseEstimator):
                                            seeded=is_seeded(self.random_state))
 
     def _declared_event(self, method, args):
-        """(event, ledger head) a ``partial_fit`` or ``tell`` on the live
-        stream will record, from public counts (the rounds so far, the rows
-        waiting, the call's rows; a tell is one visitor): the ledger checks
-        its budget with it. None for a call that starts a stream (the ledger
-        dry-runs it). Raises what the real call would (changed terms, the
+        """(event, ledger head) a ``partial_fit``, ``fit`` or ``tell`` will
+        record, from public counts (the rounds so far, the rows waiting, the
+        call's rows; a tell is one visitor): the ledger checks its budget
+        with it. A call that starts a stream (a first ``partial_fit``,
+        ``fit``) states a new stream's cost (its algorithm built from public
+        quantities with a throw-away generator, fed nothing) on a new ledger
+        branch. Raises what the real call would (changed terms, a bad
+        ``n_items``); None for a call the real one refuses (no rows, the
         horizon)."""
         name = getattr(method, "__name__", None)
-        algo = self.__dict__.get("_algo")
-        if algo is None or name not in ("_learn", "_tell"):
+        if name not in ("_learn", "_tell", "_fit"):
             return None
-        self._continue_stream()
+        algo = None if name == "_fit" else self.__dict__.get("_algo")
         n_rows = 1 if name == "_tell" else _num_samples(args[0])
         if n_rows < 1:
             return None
-        if name == "_learn":
+        head, waiting = None, 0
+        if algo is None:
+            if name == "_tell":
+                return None
+            n_items = _num_features(args[0])
+            if self.n_items is not None and self.n_items != n_items:
+                return None  # the real call refuses it
+            algo = self._new_algo(n_items, rng=np.random.default_rng(0))
+        else:
+            self._continue_stream()
+            head = self.__dict__.get(HEAD)
+            waiting = self.n_samples_seen_ - algo.n_rounds * algo.batch_size
+        if name != "_tell":
             algo.check_room(n_rows)
-        waiting = self.n_samples_seen_ - algo.n_rounds * algo.batch_size
         rounds = algo.n_rounds + (waiting + n_rows) // algo.batch_size
         if algo.horizon is not None and rounds > algo.horizon:
             return None  # the real call refuses it (the horizon)
-        return algo.event(rounds), self.__dict__.get(HEAD)
+        return algo.event(rounds), head
 
     def _transaction(self, method, *args):
         # with a ledger budget, the call's cost is checked before any row is read

@@ -23,3 +23,10 @@ __all__ = [
     "seed_sensitivity",
     "step_sizes",
 ]
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+from ._release import final_event, final_release  # noqa: E402, F401
+_internal = ('final_event', 'final_release')

@@ -94,7 +94,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg.blas import daxpy, ddot, dscal
 
-from ..online._rounds import RoundBuffer
+from ..online import RoundBuffer
 
 SAFETY = 1e-9  # relative inflation of the public bounds, see "Floating point"
 NORM_TOLERANCE = 1e-12  # rows may exceed kappa by this (rounding of phi)

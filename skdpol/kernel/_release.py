@@ -21,7 +21,7 @@ import math
 from dp_accounting import NoOpDpEvent
 
 from ..mechanisms import NoiseSpec
-from ..online._rounds import project_ball
+from ..online import project_ball
 
 
 def final_release(base, X, y, *, epsilon, delta, noise, rng):
@@ -52,11 +52,25 @@ def final_release(base, X, y, *, epsilon, delta, noise, rng):
     >>> W.shape, type(event).__name__, bool(np.linalg.norm(W) <= base.radius)
     ((1, 2), 'ZCDpEvent', True)
     """
-    spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family,
-                                sampler=noise.sampler)  # one release
+    spec = _final_spec(epsilon, delta, noise)
     base.learn(X, y)
     sens = base.sensitivity()
     if sens == 0 or math.isinf(epsilon):
         return base.W.copy(), NoOpDpEvent()
     noisy = spec.perturb(base.W, sens, rng)
     return project_ball(noisy, base.radius), spec.event()
+
+
+def _final_spec(epsilon, delta, noise):
+    return NoiseSpec.calibrated(epsilon, delta, family=noise.family,
+                                sampler=noise.sampler)  # one release
+
+
+def final_event(*, epsilon, delta, noise, n_rounds):
+    """The event :func:`final_release` states once its base has completed
+    ``n_rounds`` rounds, from public counts only: the base's sensitivity is
+    positive from its first round on (a row moves the iterate), so one
+    calibrated release then, nothing before (or without noise)."""
+    if n_rounds == 0 or math.isinf(epsilon):
+        return NoOpDpEvent()
+    return _final_spec(epsilon, delta, noise).event()

@@ -36,7 +36,7 @@ from dp_accounting import NeighboringRelation, dp_event
 from dp_accounting.rdp import RdpAccountant
 
 from ..accounting import epsilon_spent
-from ..accounting._spent import _RDP_ORDERS, _leaves, _round_up
+from ..accounting import _RDP_ORDERS, _leaves, _round_up
 from ._validate import InvalidEventError, validate_event
 
 

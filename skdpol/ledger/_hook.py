@@ -7,16 +7,13 @@ Two hooks, nothing else:
   not the ledger object was given one), it first learns what the call will cost
   *without reading a row*, and the ledger refuses (``BudgetExhaustedError``)
   before the real call starts. The estimator declares the cost
-  (``_declared_event(method, args)``: a live stream's
-  :meth:`~skdpol.linear_model._streams.StreamState.cost_after`, from its
-  rounds so far and the call's row count); a call it does not declare is
-  dry-run: a throw-away deep copy of the estimator runs the same call on
-  zero rows of the call's shape (row and column counts are public under
-  replace-one neighbours) and stops at its release site with the event.
-  Every estimator's cost depends on public quantities only (parameters,
-  shapes, the stream's rounds so far), which this relies on and
-  ``tests/ledger/test_ledger.py`` / ``tests/ledger/test_ledger_costs.py`` check (the
-  declared event equals the recorded one).
+  (``_declared_event(method, args)``) from public quantities only:
+  parameters, the call's shape and, for a live stream, its rounds so far
+  (:meth:`~skdpol.linear_model._streams.StreamState.cost_after`); a call
+  that starts a stream, or ``fit``, states a new stream's or release's cost.
+  Nothing is deep-copied and nothing runs twice.
+  ``tests/ledger/test_ledger.py`` / ``tests/ledger/test_ledger_costs.py``
+  check that the declared event equals the recorded one.
 * :func:`record_release` at every release site appends the release's
   event (for a stream, the cumulative one) in one transaction that checks
   the budget again (another process may have spent since), and remembers
@@ -24,28 +21,17 @@ Two hooks, nothing else:
   continues it. A new stream forgets the head (``StreamMixin._begin_stream``).
 """
 
-import copy
+import inspect
 import math
 import os
 import warnings
 
-import numpy as np
 from dp_accounting import dp_event
-from sklearn.base import is_classifier
 
 from ._ledger import PrivacyLedger
 
 # the estimator attribute holding (branch, entry id) of its stream's last record
 HEAD = "_ledger_head"
-
-
-class _Planned(BaseException):
-    """Carries the dry run's event out of the throw-away copy (never seen by users)."""
-
-    def __init__(self, event, head):
-        super().__init__()
-        self.event = event
-        self.head = head  # after the call's own stream start (a new stream has none)
 
 
 def resolve_ledger(ledger):
@@ -55,73 +41,6 @@ def resolve_ledger(ledger):
     return PrivacyLedger(ledger)
 
 
-def _zeros_like(X):
-    """Zero rows of X's shape (and column names): the public part of X."""
-    shape = getattr(X, "shape", None)
-    if shape is None:
-        shape = np.shape(X)
-    if hasattr(X, "columns"):  # a DataFrame: keep the (public) column names
-        import pandas as pd
-
-        return pd.DataFrame(np.zeros(shape), columns=X.columns)
-    return np.zeros(shape)
-
-
-def _placeholder_labels(estimator, y, args):
-    n = len(y)
-    if not is_classifier(estimator):
-        return np.zeros(n)
-    # the public label set: the call's classes, the stream's, or (classes=None,
-    # already flagged as read off y) the labels' set
-    classes = args[2] if len(args) > 2 and args[2] is not None else None
-    if classes is None:
-        classes = getattr(estimator, "classes_", None)
-    if classes is None:
-        classes = np.unique(np.asarray(y))
-    return np.resize(np.asarray(classes), n)
-
-
-def _is_array(value):
-    return hasattr(value, "shape") or isinstance(value, (list, tuple))
-
-
-def _placeholder_args(estimator, args):
-    if not args:
-        return args
-    first = args[0]
-    if callable(first):  # a live round's cost callable (the selector's tell)
-        return (lambda masks: np.zeros(len(masks)), *args[1:])
-    if not _is_array(first):  # a number (bandit feedback)
-        return (0.0, *args[1:])
-    out = [_zeros_like(first)]
-    if len(args) > 1 and _is_array(args[1]):
-        out.append(_placeholder_labels(estimator, args[1], args))
-        out.extend(args[2:])
-    else:
-        out.extend(args[1:])
-    return tuple(out)
-
-
-def planned_event(estimator, method, args):
-    """(event, head) the call ``method(*args)`` will record, from public quantities only.
-
-    ``head`` is the ledger head the release will continue (None for a call
-    that starts a stream). (None, None) when the dry run fails (the real call
-    then reports its own error, or is checked at its release site).
-    """
-    shadow = copy.deepcopy(estimator)
-    shadow._ledger_planning = True
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            getattr(shadow, method.__name__)(*_placeholder_args(estimator, args))
-    except _Planned as planned:
-        return planned.event, planned.head
-    except Exception:
-        return None, None
-    return None, None  # the call released nothing
-
-
 def check_budget(estimator, method, args):
     """Refuse ``method(*args)`` before it reads a row if it would pass the budget.
 
@@ -129,8 +48,6 @@ def check_budget(estimator, method, args):
     so the warnings a call raises keep pointing at the user's line: their
     ``stacklevel`` counts the frames from the public method down.
     """
-    if getattr(estimator, "_ledger_planning", False):
-        return
     ledger = resolve_ledger(getattr(estimator, "ledger", None))
     if ledger is not None and ledger.budget is not None:
         event, head = declared_event(estimator, method, args)
@@ -141,21 +58,63 @@ def check_budget(estimator, method, args):
 def declared_event(estimator, method, args):
     """(event, head) the call ``method(*args)`` will record, as the estimator
     declares it from public quantities (``_declared_event``: no deep copy, no
-    dry run); the dry run (:func:`planned_event`) for a call it does not
-    declare. (None, None) when the declaration fails: the real call then
-    reports its own error (a changed term, the horizon), or is checked at
-    its release site."""
+    dry run). ``head`` is the ledger head the release will continue (None for
+    a call that starts a stream or a new release). (None, None) when the
+    estimator declares nothing or the declaration fails: the real call then
+    reports its own error (a changed term, the horizon, bad input) before
+    anything is recorded, or is checked at its release site."""
     declare = getattr(estimator, "_declared_event", None)
-    declared = None
-    if declare is not None:
-        try:
+    if declare is None:
+        return None, None
+    try:
+        with warnings.catch_warnings():  # the real call warns, once
+            warnings.simplefilter("ignore")
             declared = declare(method, args)
-        except Exception:
-            return None, None
+    except Exception:
+        return None, None
     if declared is None:
-        return planned_event(estimator, method, args)
+        return None, None
     event, head = declared
     return _as_released(estimator, event), head
+
+
+class PublicShape:
+    """Rows whose shape is all that is known: what a declared cost reads of X
+    (row and column counts are public under replace-one neighbours)."""
+
+    def __init__(self, n_rows, n_features):
+        self.shape = (int(n_rows), int(n_features))
+
+    def __len__(self):
+        return self.shape[0]
+
+
+def stated_event(estimator, method, args):
+    """The ``DpEvent`` ``estimator.<method>(*args)`` will record (``method``:
+    "fit" or "partial_fit", ``args`` the public method's), as the estimator
+    declares it from public quantities (nothing runs, no row is read).
+
+    Unlike :func:`check_budget`, the declaration's own error is raised (a
+    refused combination, the horizon), and a ``ValueError`` when the
+    estimator declares no cost for the call. The callers (the fit command,
+    ``fit_with_ranges``, the private model selection) calibrate a model's
+    ``epsilon`` with it.
+    """
+    inner = getattr(estimator, "_fit" if method == "fit" else "_learn")
+    n_params = len(inspect.signature(inner).parameters)
+    args = tuple(args)
+    if method == "partial_fit":  # the last: the progressive / trace / one-release flag
+        args = (*args, *(None,) * (n_params - 1 - len(args)), False)
+    else:
+        args = (*args, *(None,) * (n_params - len(args)))
+    declare = getattr(estimator, "_declared_event", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        declared = None if declare is None else declare(inner, args)
+    if declared is None:
+        raise ValueError(f"{type(estimator).__name__}.{method} declares no cost for "
+                         "these arguments.")
+    return _as_released(estimator, declared[0])
 
 
 def _as_released(estimator, event):
@@ -173,8 +132,6 @@ def record_release(estimator, event):
     refusal then undoes the call. ``privacy_spent_`` must already be set.
     """
     event = _as_released(estimator, event)
-    if getattr(estimator, "_ledger_planning", False):
-        raise _Planned(event, estimator.__dict__.get(HEAD))
     ledger = resolve_ledger(getattr(estimator, "ledger", None))
     if ledger is None:
         return

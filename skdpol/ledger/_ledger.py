@@ -56,13 +56,14 @@ class PrivacyLedger:
     Notes
     -----
     The check before a call needs the call's cost before the data is
-    touched: the estimator is run once on zero rows of the call's shape
-    (a public quantity under replace-one neighbours) in a throw-away copy,
-    and that run's event is checked. The real release is checked again,
+    touched: the estimator declares it from public quantities (its
+    parameters, the call's shape -- public under replace-one neighbours --
+    and a live stream's rounds so far), nothing runs and nothing is copied,
+    and that event is checked. The real release is checked again,
     atomically with its append (another process may have spent meanwhile).
-    With a budget, every call therefore computes twice. ``classes=None`` on
-    a classifier reads the label set for the dry run (the estimator already
-    flags that label set as read off the data).
+    A budgeted call computes once. ``classes=None`` on a classifier reads
+    the label set for the declaration (the estimator already flags that
+    label set as read off the data).
 
     The ledger fails closed. Only events of kinds it can compose, with
     finite non-negative parameters, are recorded (others are refused by

@@ -13,15 +13,14 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
-from ..losses._linear import HuberLoss
+from ..losses import HuberLoss
 from ..mechanisms import NoiseSpec, family_for
-from ..mechanisms._prefix import resolve_mechanism
-from ..online import fit_once, make_stream
-from ..online._factory import ONE_ROUND_FIT
-from ..online._momentum import momentum_round
-from ..online._registry import (ALGORITHMS, AUTO, SUFFICIENT_STATISTIC, algorithm_names,
-                                auto_stream)
-from ..utils._sparse import stack_rows, zero_rows_like
+from ..mechanisms import resolve_mechanism
+from ..online import fit_once, fit_once_event, make_stream
+from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, SUFFICIENT_STATISTIC, algorithm_names,
+                     auto_stream)
+from ..online import momentum_round
+from ..utils import stack_rows, zero_rows_like
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
 # one gradient step; 512 was the measured best fixed size on the generated
@@ -134,14 +133,16 @@ class AlgorithmBuilderMixin:
             return self.alpha
         return ALGORITHMS[algorithm].default_alpha(self._kind, self.horizon)
 
-    def _loss(self, algorithm):
-        """The estimator's loss for ``algorithm`` (the registry's name of it)."""
+    def _loss(self, algorithm, n_classes=None):
+        """The estimator's loss for ``algorithm`` (the registry's name of it);
+        a classifier's over ``n_classes`` labels (default: ``classes_``)."""
         name = ALGORITHMS[algorithm].loss[self._kind]
         if name == "squared":
             return SquaredLoss(1.0)
         if name == "huber":  # noisy GD's Huber loss clips residuals at residual_bound
             return HuberLoss(self.residual_bound)
-        n_classes = self.classes_.size
+        if n_classes is None:
+            n_classes = self.classes_.size
         return LogisticLoss() if n_classes == 2 else MultinomialLoss(n_classes)
 
     def _auto_round(self, n_rows):
@@ -187,22 +188,43 @@ class AlgorithmBuilderMixin:
     def _start_gradient_stream(self, stream, loss, n_columns):
         """Build ``stream``'s gradient-family algorithm
         (:func:`skdpol.online.make_stream`)."""
+        stream.algorithm = self._gradient_algorithm(stream.units, loss, n_columns,
+                                                    stream.batch_size, self._rng)
+
+    def _gradient_algorithm(self, units, loss, n_columns, batch_size, rng):
+        """A new stream's gradient-family algorithm, from public quantities
+        (a declared cost builds one with a throw-away ``rng``)."""
         # mechanism: the prefix sums' release of ftal / ftrl (the others have none)
-        stream.algorithm = make_stream(
+        return make_stream(
             self._algorithm_for(stream=True),
-            **self._algorithm_params(stream.units, loss, n_columns, stream.batch_size, True),
-            horizon=self._rounds(stream.batch_size), rng=self._rng, mechanism=self._mechanism)
+            **self._algorithm_params(units, loss, n_columns, batch_size, True),
+            horizon=self._rounds(batch_size), rng=rng, mechanism=self._mechanism)
+
+    def _fit_gradient_batch(self, n_rows, batch_size):
+        """(rows per round, padded rows) of ``fit``'s gradient-family release."""
+        spec = ALGORITHMS[self._algorithm_for(stream=False)]
+        if spec.family in ONE_ROUND_FIT:
+            batch_size = n_rows  # one round of every row
+        elif spec.auto_round.get(self._kind) == "momentum" and self.batch_size == "auto":
+            batch_size = momentum_round(n_rows)  # the stream's rounds, over all rows
+        return batch_size, n_rows + (-n_rows % batch_size)
+
+    def _fit_gradient_event(self, units, loss, n_rows, n_columns, batch_size):
+        """The event :meth:`_fit_gradient` states for ``n_rows`` rows of
+        ``n_columns`` (intercept included), from public quantities only
+        (:func:`skdpol.online.fit_once_event`)."""
+        batch_size, padded = self._fit_gradient_batch(n_rows, batch_size)
+        return fit_once_event(
+            self._algorithm_for(stream=False), padded,
+            **self._algorithm_params(units, loss, n_columns, batch_size, False),
+            rng=np.random.default_rng(0), mechanism=self._mechanism)
 
     def _fit_gradient(self, stream, loss, Xa, ya, batch_size):
         """``fit``'s one release of the gradient family
         (:func:`skdpol.online.fit_once`); a stream it ran stays ``stream``'s
         algorithm (MI-OGD's bound reads it)."""
         algorithm = self._algorithm_for(stream=False)
-        spec = ALGORITHMS[algorithm]
-        if spec.family in ONE_ROUND_FIT:
-            batch_size = Xa.shape[0]  # one round of every row
-        elif spec.auto_round.get(self._kind) == "momentum" and self.batch_size == "auto":
-            batch_size = momentum_round(Xa.shape[0])  # the stream's rounds, over all rows
+        batch_size = self._fit_gradient_batch(Xa.shape[0], batch_size)[0]
         # pad the last round with zero rows (label 0): a zero row has a zero
         # gradient under every loss here and belongs to no one, so the
         # sensitivity of a round is unchanged and no real row is left out

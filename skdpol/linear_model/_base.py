@@ -13,17 +13,17 @@ from sklearn.base import _fit_context
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import _num_samples, validate_data
+from sklearn.utils.validation import _num_features, _num_samples, validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import BudgetExhaustedError, PrivacyLeakWarning
 from ..ledger import PrivacyLedger
-from ..ledger._hook import HEAD, check_budget, record_release
+from ..ledger import HEAD, check_budget, record_release
 from ..utils import StreamMixin, row_norms_max
-from ..utils._sparse import ACCEPT_SPARSE, csr_rows
-from ..utils._state import Transaction
-from ..utils._stream import check_terms
-from ..utils._warnings import user_stacklevel
+from ..utils import ACCEPT_SPARSE, csr_rows
+from ..utils import Transaction
+from ..utils import check_terms
+from ..utils import user_stacklevel
 from ._dask_fit import declared_fit_event, is_dask
 from ._algorithms import GRADIENT_ROUND, AlgorithmBuilderMixin  # noqa: F401  (GRADIENT_ROUND: its old home)
 from ._streams import StreamState
@@ -106,34 +106,52 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
             return method(*args)
 
     def _declared_event(self, method, args):
-        """(event, ledger head) a ``_learn`` call on the live stream will
-        record, from public counts (its rows, the stream's rounds so far):
-        :meth:`._streams.StreamState.cost_after`. None for a call this does
-        not declare (one that starts a stream, ``fit``): the ledger dry-runs
-        it. ``fit`` on dask input is declared
-        (:func:`._dask_fit.declared_fit_event`): the dry run would build zero
-        rows of X's shape in memory. Raises what the real call would
-        (changed terms, the horizon)."""
+        """(event, ledger head) the call ``method(*args)`` (``_learn``,
+        ``_fit`` or ``_flush``) will record, from public quantities only:
+        parameters, the call's shape and, for a live stream, its rounds so
+        far (:meth:`._streams.StreamState.cost_after`). A call that starts a
+        stream states the cost of a new stream (:meth:`_planned_stream`: its
+        algorithm built from public quantities with a throw-away generator,
+        fed nothing), ``fit`` its one release (:meth:`_fit_event`; on dask
+        input :func:`._dask_fit.declared_fit_event`); both start a new ledger
+        branch (head None). ``flush()`` states the stream's final round.
+        Raises what the real call would (changed terms, the horizon, a
+        refused combination); None for an empty call (the real call refuses
+        it)."""
         name = getattr(method, "__name__", None)
         if name == "_flush":
             stream = self._flushable_stream()
             return stream.cost_after(0, finish=True), self.__dict__.get(HEAD)
         if name == "_fit" and (is_dask(args[0]) or is_dask(args[1])):
             return declared_fit_event(self, *args), None  # fit starts a new branch
-        if name != "_learn":
-            return None
-        stream = self._live_stream()  # checks the stream's terms
-        if stream is None:
+        if name not in ("_learn", "_fit"):
             return None
         n_rows = _num_samples(args[0])
         if n_rows < 1:
             return None  # the real call refuses it
-        self._check_horizon(n_rows, None, stream.n_seen)
-        stream.algorithm.check_room(n_rows)
+        if name == "_fit":
+            return self._fit_event(n_rows, _num_features(args[0]), args), None
         # the regressors' progressive path and the classifier's trace publish
         # every round (the last argument); the kernel model's never does
         trace = bool(args[-1]) and type(self)._learn_traces
+        stream = self._live_stream()  # checks the stream's terms
+        if stream is None:
+            self._check_horizon(n_rows)
+            stream = self._planned_stream(n_rows, _num_features(args[0]), args)
+            return stream.cost_after(n_rows, trace), None
+        self._check_horizon(n_rows, None, stream.n_seen)
+        stream.algorithm.check_room(n_rows)
         return stream.cost_after(n_rows, trace), self.__dict__.get(HEAD)
+
+    def _public_units(self, labels):
+        """A :class:`UnitSpace` for declared costs: the bounds given, or 1 in
+        place of a bound read off the data (a cost depends on the unit
+        space's row bound and intercept only, never on the bounds)."""
+        data_norm = 1.0 if self.data_norm is None else float(self.data_norm)
+        y_bound = None
+        if labels:
+            y_bound = 1.0 if self.y_bound is None else float(self.y_bound)
+        return UnitSpace(data_norm, y_bound, self.fit_intercept)
 
     _learn_traces = True  # does ``_learn``'s last argument publish every round?
 
@@ -287,12 +305,29 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         release_every = getattr(self, "release_every", 1)
         stream = self._stream = kind(batch_size=self._resolve_batch(n_rows), **options,
                                      release_every=release_every, horizon=self.horizon)
-        if release_every != 1 and self._kind == "regressor" and self.algorithm_ == "igd":
+        if self._kind == "regressor":
+            self._check_release_every(self.algorithm_)
+        return stream
+
+    def _planned_state(self, units, n_rows):
+        """The :class:`StreamState` a first call of ``n_rows`` rows would
+        start (:meth:`_new_stream`'s round size, ``release_every`` and
+        horizon), for a declared cost: no algorithm yet, the estimator
+        untouched."""
+        if self._kind == "regressor":  # the kernel model names its algorithm by rounds
+            self._check_release_every(self._algorithm_for(stream=True))
+        return StreamState(units, self._resolve_batch(n_rows),
+                           release_every=getattr(self, "release_every", 1),
+                           horizon=self.horizon)
+
+    def _check_release_every(self, algorithm):
+        """The regressor's refusal of release_every > 1 with per-row igd."""
+        release_every = getattr(self, "release_every", 1)
+        if release_every != 1 and algorithm == "igd":
             raise ValueError(
                 f"release_every={release_every} needs rounds of release_every rows or "
                 "more, and algorithm='igd' on the squared loss takes one row a round: "
                 "use release_every=1, or another algorithm.")
-        return stream
 
     def _record_stream(self, stream, n_rows, W, event, rows_used):
         """Publish the stream's model after ``n_rows`` more rows, and its cost."""

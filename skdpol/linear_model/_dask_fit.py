@@ -55,9 +55,9 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_feature_names
 
-from ..online._factory import _noisy_gd
-from ..online._noisy_gd import NoisyGradientDescent
-from ..online._registry import ALGORITHMS, CLASSIFIER
+from ..online import _noisy_gd
+from ..online import NoisyGradientDescent
+from ..online import ALGORITHMS, CLASSIFIER
 from ._units import UnitSpace
 
 
@@ -303,8 +303,8 @@ def fit_dask(est, X, y, classes=None):
 
 def declared_fit_event(est, X, y, classes=None):
     """The event ``fit_dask`` will record, from public quantities (n, d, the
-    parameters, the number of classes): the ledger's budget check, without
-    the dry run's zero rows of X's shape. ``classes=None`` reads the label
+    parameters, the number of classes): the ledger's budget check, with no
+    row read nor built in memory. ``classes=None`` reads the label
     set, as the fit itself will (flagged there)."""
     classifier = est._kind == CLASSIFIER
     algorithm = est._algorithm_for(stream=False)

@@ -15,11 +15,11 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._sparse import ACCEPT_SPARSE, csr_rows
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..kernel import KERNELS, KernelORLS, RandomFourierFeatures
-from ..kernel._release import final_release
+from ..kernel import final_event, final_release
 from ..mechanisms import NoiseSpec
-from ..mechanisms._prefix import prefix_sum_event
+from ..mechanisms import prefix_sum_event
 from ..online import (
     NoisyGradientDescent,
     OutputPerturbation,
@@ -29,7 +29,7 @@ from ..online import (
     round_event,
     steps_per_round,
 )
-from ..utils._docstrings import inject_docstring
+from ..utils import inject_docstring
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._public import PublicKernelRegressor, kernel_predict
 from ._streams import GradientStream
@@ -297,23 +297,23 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
                                     sampler=self.noise_sampler,
                                     make_event=make_event).multiplier
 
-    def _korls(self, rounds, batch_size):
-        return KernelORLS(n_components=self.random_features_.n_features_out,
+    def _korls(self, rounds, batch_size, n_out):
+        return KernelORLS(n_components=n_out,
                           theta=self.theta, y_bound=1.0, t0=self.t0,
                           batch_size=batch_size, horizon=rounds)
 
-    def _noisy_gd(self, batch_size, rounds):
+    def _noisy_gd(self, batch_size, rounds, n_out, rng):
         """Noisy gradient descent on the Huber loss, calibrated for one round."""
         n_steps = steps_per_round(batch_size, self.max_iter)
         base = self._noise_spec
         m = self._multiplier(lambda m: round_event(base.with_multiplier(m), n_steps))
         return NoisyGradientDescent(
-            n_features=self.random_features_.n_features_out, row_bound=1.0,
+            n_features=n_out, row_bound=1.0,
             residual_bound=self.residual_bound, alpha=self.alpha, batch_size=batch_size,
             horizon=rounds, max_iter=self.max_iter, noise=base.with_multiplier(m),
-            rng=self._rng)
+            rng=rng)
 
-    def _algorithm_for(self, stream):
+    def _algorithm_for(self, stream, batch_size=None):
         """The algorithm behind ``"auto"``: noisy GD for ``fit`` and for rounds of
         at least AUTO_GD_BATCH rows when delta > 0, PQFTL otherwise."""
         if self.algorithm != "auto":
@@ -322,25 +322,61 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             # K pure-DP steps compose linearly, not like sqrt(K); without noise
             # PQFTL's exact ridge solution beats a finite number of steps
             return "ftl"
-        return "gd" if not stream or self.batch_size_ >= AUTO_GD_BATCH else "ftl"
+        if not stream:
+            return "gd"
+        return "gd" if (self.batch_size_ if batch_size is None else batch_size) >= AUTO_GD_BATCH \
+            else "ftl"
 
-    def _stream_algorithm(self, batch_size, rounds):
-        """The stream's algorithm (``algorithm_`` resolved): noisy GD, POCP over
-        KORLS, or PQFTL; all three take the mapped rows alike."""
-        self.algorithm_ = self._algorithm_for(stream=True)
-        if self.algorithm_ == "gd":
-            return self._noisy_gd(batch_size, rounds)
-        if self.algorithm_ == "korls":
+    def _n_features_out(self):
+        """Length of the public feature map's output (``random_features_``'s
+        ``n_features_out``): an even count of cos/sin features, plus the
+        intercept's constant."""
+        return self.n_components + self.n_components % 2 + int(self.fit_intercept)
+
+    def _stream_algorithm(self, algorithm, batch_size, rounds, n_out, rng):
+        """The stream's ``algorithm`` (resolved): noisy GD, POCP over KORLS, or
+        PQFTL over ``n_out`` features; all three take the mapped rows alike."""
+        if algorithm == "gd":
+            return self._noisy_gd(batch_size, rounds, n_out, rng)
+        if algorithm == "korls":
             return OutputPerturbation(
-                self._korls(rounds, batch_size), epsilon=self.epsilon, delta=self.delta,
-                noise=self._noise_spec, rng=self._rng)
+                self._korls(rounds, batch_size, n_out), epsilon=self.epsilon,
+                delta=self.delta, noise=self._noise_spec, rng=rng)
         m = self._multiplier(lambda m: prefix_sum_event(
             self._mechanism, horizon=rounds, noise=self._noise_spec.with_multiplier(m)))
         return PrivateQuadraticFTL(
-            n_features=self.random_features_.n_features_out, alpha=self.alpha, row_bound=1.0,
+            n_features=n_out, alpha=self.alpha, row_bound=1.0,
             label_bound=1.0, noise=self._noise_spec.with_multiplier(m),
-            horizon=rounds, batch_size=batch_size, rng=self._rng,
+            horizon=rounds, batch_size=batch_size, rng=rng,
             mechanism=self._mechanism)
+
+    # ----------------------------------------------------------- declared costs
+    def _planned_stream(self, n_rows, n_features, args):
+        """The stream a first call of ``n_rows`` rows would start, its
+        algorithm built from public quantities with a throw-away generator
+        (no feature map drawn, nothing learned, the estimator untouched)."""
+        del n_features, args  # the features' count is public: n_components
+        stream = self._planned_state(None, n_rows)
+        batch_size = stream.batch_size
+        stream.algorithm = self._stream_algorithm(
+            self._algorithm_for(stream=True, batch_size=batch_size), batch_size,
+            self._rounds(batch_size), self._n_features_out(), np.random.default_rng(0))
+        return stream
+
+    def _fit_event(self, n_rows, n_features, args):
+        """The event ``fit`` on ``n_rows`` rows will record, from public
+        quantities only (as :meth:`_fit`, fed nothing)."""
+        del n_features, args
+        algorithm = self._algorithm_for(stream=False)
+        n_out = self._n_features_out()
+        if algorithm == "gd":  # one round of every row
+            return self._noisy_gd(n_rows, 1, n_out, np.random.default_rng(0)).event(1)
+        if algorithm == "korls":  # rounds of one row: released after the first
+            return final_event(epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
+                               n_rounds=n_rows)
+        base = self._noise_spec
+        m = self._multiplier(lambda m: one_shot_event(base.with_multiplier(m)))
+        return one_shot_event(base.with_multiplier(m))
 
     def _publish(self, w):
         # feature space: the weights only take the label unit back (the
@@ -367,8 +403,10 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
             # the rows reach the algorithm as public random features ("mapped")
             stream = self._new_stream(GradientStream, X.shape[0], rows="mapped")
             self._start(stream, X, y)
-            stream.algorithm = self._stream_algorithm(stream.batch_size,
-                                                      self._rounds(stream.batch_size))
+            self.algorithm_ = self._algorithm_for(stream=True)
+            stream.algorithm = self._stream_algorithm(
+                self.algorithm_, stream.batch_size, self._rounds(stream.batch_size),
+                self.random_features_.n_features_out, self._rng)
         stream.learn(self.random_features_.transform(X), y)
         self.n_iter_ = stream.algorithm.n_steps if self.algorithm_ == "gd" else 1
         # PQFTL, POCP over KORLS and noisy GD present the same learn / published / event
@@ -385,13 +423,13 @@ class KernelPrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, 
         algorithm = self.algorithm_ = self._algorithm_for(stream=False)
         self.n_iter_ = 1
         if algorithm == "gd":
-            gd = self._noisy_gd(X.shape[0], 1)  # fit is one round of all rows
+            gd = self._noisy_gd(X.shape[0], 1, F.shape[1], self._rng)  # one round of all rows
             gd.learn(F, yc)
             w, event = gd.published, gd.event()
             self.n_iter_ = gd.n_steps
         elif algorithm == "korls":
             w, event = final_release(
-                self._korls(None, 1), F, yc, epsilon=self.epsilon, delta=self.delta,
+                self._korls(None, 1, F.shape[1]), F, yc, epsilon=self.epsilon, delta=self.delta,
                 noise=self._noise_spec, rng=self._rng)
         else:
             base = self._noise_spec

@@ -9,13 +9,13 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._sparse import ACCEPT_SPARSE, csr_rows, issparse, row_dots
+from ..utils import ACCEPT_SPARSE, csr_rows, issparse, row_dots
 from ..exceptions import PrivacyLeakWarning
-from ..ledger._hook import check_budget
-from ..online._registry import ALGORITHMS, CLASSIFIER
-from ..utils._docstrings import inject_docstring
-from ..utils._state import Transaction
-from ..utils._warnings import user_stacklevel
+from ..ledger import check_budget
+from ..online import ALGORITHMS, CLASSIFIER
+from ..utils import inject_docstring
+from ..utils import Transaction
+from ..utils import user_stacklevel
 from ._algorithms import algorithm_constraint, check_width
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin
 from ._dask_fit import fit_dask, is_dask
@@ -363,6 +363,36 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
     def _publish(self, W):
         self.coef_, self.intercept_ = self._stream.units.to_original(W)
 
+    # ----------------------------------------------------------- declared costs
+    def _planned_stream(self, n_rows, n_features, args):
+        """The stream a first call of ``n_rows`` rows of ``n_features`` would
+        start (``args``: ``_learn``'s), its algorithm built from public
+        quantities with a throw-away generator (nothing learned, the
+        estimator untouched): its ``cost_after`` is the call's declared cost."""
+        self._check_algorithm()
+        classes = args[2]
+        if classes is None:
+            classes = self.classes_  # a stream after fit keeps fit's labels (or refuses)
+        algorithm = self._algorithm_for(stream=True)
+        units = self._public_units(labels=False)
+        stream = self._planned_state(units, n_rows)
+        batch_size = stream.batch_size
+        stream.algorithm = self._gradient_algorithm(
+            units, self._loss(algorithm, _n_classes(classes)), n_features + self.fit_intercept,
+            batch_size, np.random.default_rng(0))
+        return stream
+
+    def _fit_event(self, n_rows, n_features, args):
+        """The event ``fit`` on ``n_rows`` rows of ``n_features`` will record,
+        from public quantities only (``classes=None``: the label set read
+        off ``y``, as ``fit`` does, with its warning)."""
+        self._check_algorithm(stream=False)
+        classes = args[2] if args[2] is not None else np.unique(args[1])
+        return self._fit_gradient_event(
+            self._public_units(labels=False),
+            self._loss(self._algorithm_for(stream=False), _n_classes(classes)), n_rows,
+            n_features + self.fit_intercept, self._resolve_batch(n_rows, one_release=True))
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, classes=None):
         """Learn from all of ``X`` and publish one model (one noisy release).
@@ -500,3 +530,11 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         return PublicLinearClassifier._from_release(self)
 
+
+
+def _n_classes(classes):
+    """The size of a public label set (refused, as ``_set_classes`` does, below 2)."""
+    n_classes = np.unique(np.asarray(classes)).size
+    if n_classes < 2:
+        raise ValueError("PrivateOnlineLogistic needs at least 2 classes.")
+    return n_classes

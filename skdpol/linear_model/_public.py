@@ -5,7 +5,7 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import validate_data
 
-from ..utils._sparse import ACCEPT_SPARSE, csr_rows
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..utils import PublicRelease
 
 

@@ -9,20 +9,20 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._sparse import ACCEPT_SPARSE, csr_rows, row_dots
+from ..utils import ACCEPT_SPARSE, csr_rows, row_dots
 from ..accounting import paper_tree_sigma
 from ..mechanisms import NoiseSpec
-from ..mechanisms._prefix import prefix_sum_event
+from ..mechanisms import prefix_sum_event
 from ..online import (
     PrivateQuadraticFTL,
     joint_sensitivity,
     one_shot_event,
     one_shot_ridge,
 )
-from ..online._ftl import RidgeRelease
-from ..utils._docstrings import inject_docstring
-from ..utils._warnings import user_stacklevel
-from ..online._registry import ALGORITHMS, REGRESSOR, SUFFICIENT_STATISTIC
+from ..online import RidgeRelease
+from ..utils import inject_docstring
+from ..utils import user_stacklevel
+from ..online import ALGORITHMS, REGRESSOR, SUFFICIENT_STATISTIC
 from ._algorithms import algorithm_constraint, check_width
 from ._base import SHARED_CONSTRAINTS, PrivateLinearMixin, StreamingRegressorMixin
 from ._dask_fit import fit_dask, is_dask
@@ -338,7 +338,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         if ALGORITHMS[self.algorithm_].kind == SUFFICIENT_STATISTIC:
             stream = self._new_stream(SufficientStatisticStream, X.shape[0])
             stream.units = self._resolve_units(X, y)
-            stream.algorithm = self._pqftl(stream)
+            stream.algorithm = self._pqftl(stream.units, stream.batch_size,
+                                           self.n_features_in_, self._rng)
             return stream
         # rounds that only take products with their rows: rows stay uncopied
         lazy = REGRESSOR in ALGORITHMS[self.algorithm_].lazy_rows
@@ -349,21 +350,72 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         self._warn_seed_algorithm(stream)
         return stream
 
-    def _pqftl(self, stream):
-        """The stream's :class:`~skdpol.online.PrivateQuadraticFTL`."""
-        n_rounds = self._rounds(stream.batch_size)
+    def _pqftl(self, units, batch_size, n_features, rng):
+        """A stream's :class:`~skdpol.online.PrivateQuadraticFTL` over rows of
+        ``n_features`` (before the intercept)."""
+        n_rounds = self._rounds(batch_size)
         s_V, s_u, m = self._multiplier_and_scales(
-            stream.units, n_rounds,
+            units, n_rounds,
             lambda m: prefix_sum_event(self._mechanism, horizon=n_rounds,
                                        noise=self._noise_spec.with_multiplier(m)),
         )
         return PrivateQuadraticFTL(
-            n_features=self.n_features_in_ + self.fit_intercept, alpha=self._alpha_for("ftl"),
-            row_bound=stream.units.row_bound, label_bound=1.0,
+            n_features=n_features + self.fit_intercept, alpha=self._alpha_for("ftl"),
+            row_bound=units.row_bound, label_bound=1.0,
             noise=self._noise_spec.with_multiplier(m), horizon=n_rounds,
-            batch_size=stream.batch_size, rng=self._rng, V_scale=s_V, u_scale=s_u,
-            intercept=stream.units.intercept, mechanism=self._mechanism,
+            batch_size=batch_size, rng=rng, V_scale=s_V, u_scale=s_u,
+            intercept=units.intercept, mechanism=self._mechanism,
         )
+
+    # ----------------------------------------------------------- declared costs
+    def _planned_stream(self, n_rows, n_features, args):
+        """The stream a first call of ``n_rows`` rows of ``n_features`` would
+        start, its algorithm built from public quantities with a throw-away
+        generator (nothing learned, the estimator untouched): its
+        ``cost_after`` is the call's declared cost."""
+        algorithm = self._algorithm_for(stream=True)
+        self._check_algorithm()
+        units = self._public_units(labels=True)
+        stream = self._planned_state(units, n_rows)
+        batch_size = stream.batch_size
+        rng = np.random.default_rng(0)
+        if ALGORITHMS[algorithm].kind == SUFFICIENT_STATISTIC:
+            stream.algorithm = self._pqftl(units, batch_size, n_features, rng)
+        else:
+            stream.algorithm = self._gradient_algorithm(
+                units, self._loss(algorithm), n_features + self.fit_intercept, batch_size, rng)
+        return stream
+
+    def _fit_event(self, n_rows, n_features, args):
+        """The event ``fit`` on ``n_rows`` rows of ``n_features`` will record,
+        from public quantities only."""
+        self._check_algorithm(stream=False)
+        algorithm = self._algorithm_for(stream=False)
+        units = self._public_units(labels=True)
+        spec = ALGORITHMS[algorithm]
+        if spec.kind == SUFFICIENT_STATISTIC:
+            return one_shot_event(self._one_shot_noise(units, n_rows)[2])
+        batch = self._fit_batch(spec, self._resolve_batch(n_rows, one_release=True))
+        return self._fit_gradient_event(units, self._loss(algorithm), n_rows,
+                                        n_features + self.fit_intercept, batch)
+
+    def _one_shot_noise(self, units, n_rows):
+        """(V_scale, u_scale, noise) of ``fit``'s single noisy copy of the sums."""
+        s_V, s_u, m = self._multiplier_and_scales(
+            units, n_rows, lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
+        return s_V, s_u, self._noise_spec.with_multiplier(m)
+
+    def _fit_batch(self, spec, batch):
+        """``fit``'s rows per round of the gradient family: one for the
+        algorithms whose POL runs per-row rounds (unless igd was asked for
+        with its own batch_size, which its checks refuse)."""
+        if REGRESSOR in spec.fit_per_row and (self.batch_size == "auto"
+                                              or self._algorithm_for(False) != "igd"):
+            # POL runs IGD, whose squared-loss step bound holds for one row a
+            # round: a batch_size set for ftrl / ftal / mi-ogd streams does
+            # not apply to it (an explicit igd with batch_size > 1 is refused)
+            return 1
+        return batch
 
     def _fit(self, X, y):
         if is_dask(X) or is_dask(y):  # per block on the cluster: _dask_fit
@@ -378,22 +430,15 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         spec = ALGORITHMS[self.algorithm_]
         if spec.kind == SUFFICIENT_STATISTIC:
             units = stream.units = self._resolve_units(X, y)
-            s_V, s_u, m = self._multiplier_and_scales(
-                units, X.shape[0], lambda m: one_shot_event(self._noise_spec.with_multiplier(m)))
+            s_V, s_u, noise = self._one_shot_noise(units, X.shape[0])
             coef, event = one_shot_ridge(
                 X, y, alpha=self._alpha_for("ftl"), row_bound=units.row_bound, label_bound=1.0,
-                noise=self._noise_spec.with_multiplier(m), rng=self._rng, V_scale=s_V,
+                noise=noise, rng=self._rng, V_scale=s_V,
                 u_scale=s_u, intercept=units.intercept, **units.ftl_scales(),
             )
             self._record_one_release(stream, X.shape[0], coef, event)
             return
-        batch = stream.batch_size
-        if REGRESSOR in spec.fit_per_row and (self.batch_size == "auto"
-                                              or self.algorithm_ != "igd"):
-            # POL runs IGD, whose squared-loss step bound holds for one row a
-            # round: a batch_size set for ftrl / ftal / mi-ogd streams does
-            # not apply to it (an explicit igd with batch_size > 1 is refused)
-            batch = 1
+        batch = self._fit_batch(spec, stream.batch_size)
         units = stream.units = self._resolve_units(X, y)
         W, event = self._fit_gradient(stream, self._loss(self.algorithm_), units.rows(X),
                                       units.labels(y), batch)

@@ -23,7 +23,7 @@ the other algorithms) gets them through ``np.asarray`` (``__array__``).
 
 import numpy as np
 
-from ..utils._validation import clip_rows_in_place
+from ..utils import clip_rows_in_place
 
 
 class UnitRows:

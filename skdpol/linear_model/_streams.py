@@ -221,7 +221,9 @@ class StreamState:
         if finish or (self.horizon is not None and self.n_seen + n_rows == self.horizon):
             final = rest > 0 and hasattr(algorithm, "flush")
         elif (self.n_calls + 1) % self.release_every:
-            return self._last[1]  # no release: the last one's cost, nothing new
+            # no release: the last one's cost, nothing new (on a stream's first
+            # call, the initial model's, :meth:`_before_learn`)
+            return (algorithm.event() if self._last is None else self._last[1])
         event_after = getattr(algorithm, "event_after", None)  # POCP: per release
         if event_after is not None:
             return event_after(rounds, trace, final=True) if final else event_after(rounds, trace)

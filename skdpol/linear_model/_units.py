@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..utils._validation import clip_labels, clip_rows_in_place
-from ..utils._sparse import issparse, sparse_unit_rows
+from ..utils import clip_labels, clip_rows_in_place
+from ..utils import issparse, sparse_unit_rows
 from ._rows import unit_rows
 
 

@@ -114,7 +114,9 @@ class BLT:
     def _noise_terms(self):
         # B = A C^-1 is Toeplitz with b_k = sum_{s<=k} (C^-1)_s
         #   = beta - sum_j gamma_j lam_j^k
-        lam, nu = self.inverse
+        # _inverse directly (its cache is C code): no property frame on a
+        # stream's release path (noise_std_at -> _sum_b2 -> here)
+        lam, nu = _inverse(tuple(self.omega), tuple(self.theta))
         gamma = nu / (1.0 - lam)
         return 1.0 + gamma.sum(), gamma, lam
 
@@ -130,7 +132,10 @@ class BLT:
 def _sum_b2(blt, n, weighted):
     # sum_k w_k b_k^2 (w_k = 1 or n - k) from the geometric series of the poles
     beta, gamma, lam = blt._noise_terms()
-    total = (beta**2 * _series(1.0, n, weighted)
+    # sum_k w_k 1^k: n, or n (n + 1) / 2 weighted (what _series(1.0, n) returns,
+    # exactly, without its element loop: one frame less on a release path)
+    ones = float(math.comb(n + 1, 2)) if weighted else float(n)
+    total = (beta**2 * ones
              - 2.0 * beta * (gamma * _series(lam, n, weighted)).sum()
              + (np.outer(gamma, gamma) * _series(np.outer(lam, lam), n, weighted)).sum())
     return max(float(total), 0.0)

@@ -2,11 +2,10 @@
 
 The search's event, the calibration of one run's zCDP rho to the whole
 search's (epsilon, delta), the draw of the number of runs K, and the
-calibration of each candidate's ``epsilon`` to that rho by dry runs of its
-fit; derivations in :mod:`skdpol.model_selection._search`.
+calibration of each candidate's ``epsilon`` to that rho by its fit's
+declared cost; derivations in :mod:`skdpol.model_selection._search`.
 """
 
-import copy
 import math
 
 from dp_accounting import dp_event
@@ -15,9 +14,9 @@ from scipy.optimize import brentq
 from sklearn.base import clone
 
 from ..accounting import epsilon_spent, gaussian_mu, zcdp_epsilon, zcdp_rho
-from ..accounting._spent import _round_up
-from ..ledger._compose import _rdp_epsilon
-from ..ledger._hook import _placeholder_args, _Planned
+from ..accounting import _round_up
+from ..ledger import _rdp_epsilon
+from ..ledger import stated_event
 
 
 def total_event(rho_run, mean_runs, shape):
@@ -76,22 +75,15 @@ def _linear_rho(event):
     return None
 
 
-def _dry_run(estimator, args):
-    """The ``DpEvent`` ``estimator.fit(*args)`` would record, from public quantities.
-
-    The ledger's budget-check mechanism (:func:`skdpol.ledger._hook.planned_event`):
-    a deep copy fits zero rows of the arguments' shape and stops at its
-    release site. Unlike the budget check, a failure is the candidate's own
-    error and is raised as such: it was computed from zeros, the shape and
-    the public label set, so it says nothing about the rows.
+def _declared_fit_event(estimator, args):
+    """The ``DpEvent`` ``estimator.fit(*args)`` would record, as the estimator
+    declares it from public quantities (the ledger's budget check:
+    :func:`skdpol.ledger._hook.stated_event`; nothing runs, no row is read).
+    Unlike the budget check, a failure is the candidate's own error and is
+    raised as such: it was computed from the shape and the public label
+    set, so it says nothing about the rows.
     """
-    shadow = copy.deepcopy(estimator)
-    shadow._ledger_planning = True
-    try:
-        shadow.fit(*_placeholder_args(estimator, args))
-    except _Planned as planned:
-        return planned.event
-    raise ValueError(f"{type(estimator).__name__}.fit released nothing on a dry run.")
+    return stated_event(estimator, "fit", args)
 
 
 def draw_runs(rng, mean_runs, shape):
@@ -120,8 +112,8 @@ def draw_runs(rng, mean_runs, shape):
 def calibrate_epsilon(final, Xt, y_train, classes, rho, delta):
     """The ``epsilon`` at which ``final.fit`` costs at most ``rho`` (zCDP).
 
-    Dry runs of the fit on zero rows of the training rows' shape (the
-    ledger's budget-check mechanism; no row is read): the first guess
+    The fit's declared cost at the training rows' shape (the ledger's
+    budget-check mechanism; nothing runs, no row is read): the first guess
     is the zCDP epsilon of rho (exact for the discrete-Gaussian
     default), the second the Gaussian-DP one (exact for
     ``noise_sampler="float"``), then secant steps on log epsilon.
@@ -132,8 +124,8 @@ def calibrate_epsilon(final, Xt, y_train, classes, rho, delta):
 
     def cost(eps):
         shadow = clone(final).set_params(epsilon=eps)
-        shadow._validate_params()  # a bad candidate's own error, before the dry run
-        event = _dry_run(shadow, args)
+        shadow._validate_params()  # a bad candidate's own error, before its cost
+        event = _declared_fit_event(shadow, args)
         r = _linear_rho(event)
         if r is None:
             raise ValueError(

@@ -47,8 +47,8 @@ have charged 2 rho_run.
 ``RepeatAndSelectDpEvent(ZCDpEvent(rho), mean_runs, shape)`` is
 (epsilon, delta)-DP by dp-accounting's RDP accountant on skdpol's orders
 (bisection on log rho, rounded down). Each drawn candidate's ``epsilon`` is
-then found by dry runs of its fit on zero rows of the training rows' shape
-(:func:`_dry_run`, the ledger's budget-check mechanism):
+then found from its fit's declared cost at the training rows' shape
+(:func:`_declared_fit_event`, the ledger's budget-check mechanism):
 its event's rho must be at most ``rho_run`` (within 0.1 %).
 
 **K is curator state.** The number of runs is drawn from the secret
@@ -69,7 +69,7 @@ warning would leave the reported epsilon false). X, y and the label set are chec
 before any run (the estimators' own input checks: shapes, non-finite
 values, label types, labels outside ``classes``), so a run cannot fail on
 the rows half-way through a search. A candidate whose cost cannot be
-calibrated raises its own error from the dry run, which reads no row (it
+calibrated raises its own error from its declared cost, which reads no row (it
 says which candidate was drawn, i.e. something about K, but it aborts the
 search before anything is released or recorded).
 """
@@ -93,20 +93,20 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..utils._sparse import ACCEPT_SPARSE, csr_rows
+from ..utils import ACCEPT_SPARSE, csr_rows
 from ..accounting import PrivacySpent
 from ..exceptions import PrivacyLeakWarning
 from ..ledger import PrivacyLedger
-from ..ledger._compose import compose
-from ..ledger._hook import record_release
-from ..linear_model._base import warn_delta
+from ..ledger import compose
+from ..ledger import record_release
+from ..linear_model import warn_delta
 from ..mechanisms import NoiseSpec
 from ..utils import run_transaction
-from ..utils._stream import is_seeded
-from ..utils._warnings import user_stacklevel
+from ..utils import is_seeded
+from ..utils import user_stacklevel
 from ._fit_params import route_fit_params, training_params
 from ._repeat_select import (  # noqa: F401 (the accounting, importable from here as before)
-    _dry_run,
+    _declared_fit_event,
     _linear_rho,
     calibrate_epsilon,
     draw_runs,

@@ -5,7 +5,7 @@ from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 
-from ..pipeline._public_steps import refuse_unless_public
+from ..pipeline import refuse_unless_public
 
 # what the search sets on every run: a grid may not vary them
 _RESERVED = ("epsilon", "delta", "random_state", "ledger")

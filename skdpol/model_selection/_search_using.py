@@ -7,7 +7,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._sparse import ACCEPT_SPARSE, csr_rows
+from ..utils import ACCEPT_SPARSE, csr_rows
 
 
 class _ReleasedModel:

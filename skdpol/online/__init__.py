@@ -1,6 +1,6 @@
 """Private online learning algorithms (numpy only, no scikit-learn)."""
 
-from ._factory import GRADIENT_ALGORITHMS, fit_once, make_stream
+from ._factory import GRADIENT_ALGORITHMS, fit_once, fit_once_event, make_stream
 from ._ftal import PrivateFTAL
 from ._ftl import (
     PrivateQuadraticFTL,
@@ -26,6 +26,7 @@ __all__ = [
     "ProjectedGD",
     "default_scales",
     "fit_once",
+    "fit_once_event",
     "joint_sensitivity",
     "make_stream",
     "offline_release",
@@ -36,3 +37,24 @@ __all__ = [
     "steps_per_round",
     "gradient_schedule",
 ]
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+from ._factory import ONE_ROUND_FIT, _noisy_gd  # noqa: E402, F401
+from ._ftl import RidgeRelease  # noqa: E402, F401
+from ._momentum import momentum_round  # noqa: E402, F401
+from ._noisy_gd import MAX_STEPS, MOMENTUM  # noqa: E402, F401
+from ._pocp import paper_multiplier  # noqa: E402, F401
+from ._registry import (  # noqa: E402, F401
+    ALGORITHMS, AUTO, CLASSIFIER, REGRESSOR, SUFFICIENT_STATISTIC, algorithm_names,
+    auto_stream,
+)
+from ._rounds import RoundBuffer, project_ball  # noqa: E402, F401
+_internal = (
+    'ALGORITHMS', 'AUTO', 'CLASSIFIER', 'ImplicitGD', 'MAX_STEPS', 'MOMENTUM', 'ONE_ROUND_FIT',
+    'OutputPerturbation', 'REGRESSOR', 'RidgeRelease', 'RoundBuffer', 'SUFFICIENT_STATISTIC',
+    '_noisy_gd', 'algorithm_names', 'auto_stream', 'gradient_schedule', 'momentum_round',
+    'paper_multiplier', 'project_ball'
+)

@@ -1,14 +1,14 @@
 """Build a private streaming algorithm from the estimators' parameters."""
 
 from ..mechanisms import NoiseSpec
-from ..mechanisms._prefix import prefix_sum_event
+from ..mechanisms import prefix_sum_event
 from ._ftal import PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
 from ._lsq import PrivateLeastSquaresClassifier
 from ._mi_ogd import MutualInformationOGD
 from ._momentum import MomentumFTRL
 from ._noisy_gd import MOMENTUM, NoisyGradientDescent, gradient_schedule, round_event
-from ._pocp import OutputPerturbation, offline_release
+from ._pocp import OutputPerturbation, offline_event, offline_release
 from ._registry import ALGORITHMS, GRADIENT_ALGORITHMS  # noqa: F401  (re-exported)
 
 # families whose fit is one round of every row (one release of that round)
@@ -123,14 +123,9 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
     improve with one release (each row already pays once), so it streams.
     """
-    spec = ALGORITHMS[algorithm]
-    common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
-                  row_bound=row_bound, batch_size=batch_size, horizon=None)
-    if spec.family in ONE_ROUND_FIT:  # one round of every row (noisy GD: K noisy steps)
-        common["batch_size"] = X.shape[0]
-        common["horizon"] = 1
-    if spec.family == "momentum":  # a known horizon: the BLT of that many rounds
-        common["horizon"] = X.shape[0] // batch_size
+    spec, common = _one_release_terms(algorithm, X.shape[0], loss=loss, n_features=n_features,
+                                      radius=radius, alpha=alpha, row_bound=row_bound,
+                                      batch_size=batch_size)
     if spec.one_release == "stream":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng,
@@ -141,3 +136,38 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
                                rng=rng, calibration=calibration)
     return W, event, None
+
+
+def _one_release_terms(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
+                       batch_size):
+    """The registry's spec of ``algorithm`` and the terms of ``fit``'s stream or base."""
+    spec = ALGORITHMS[algorithm]
+    common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
+                  row_bound=row_bound, batch_size=batch_size, horizon=None)
+    if spec.family in ONE_ROUND_FIT:  # one round of every row (noisy GD: K noisy steps)
+        common["batch_size"] = n_rows
+        common["horizon"] = 1
+    if spec.family == "momentum":  # a known horizon: the BLT of that many rounds
+        common["horizon"] = n_rows // batch_size
+    return spec, common
+
+
+def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
+                   batch_size, epsilon, delta, noise, calibration, feedback, rng,
+                   intercept=None, mechanism="tree"):
+    """The event :func:`fit_once` states for ``n_rows`` rows (a multiple of
+    ``batch_size``, as ``fit`` pads them), from public quantities only: the
+    stream or base is built (``rng``: a throw-away generator; building reads
+    no row) and asked its cost after ``n_rows // batch_size`` rounds, or
+    POL's (:func:`~skdpol.online._pocp.offline_event`). Nothing is learned."""
+    spec, common = _one_release_terms(algorithm, n_rows, loss=loss, n_features=n_features,
+                                      radius=radius, alpha=alpha, row_bound=row_bound,
+                                      batch_size=batch_size)
+    if spec.one_release == "stream":
+        stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
+                             calibration=calibration, feedback=feedback, rng=rng,
+                             intercept=intercept, mechanism=mechanism)
+        return stream.event(n_rows // common["batch_size"])
+    base = _base("giga" if spec.one_release == "averaged" else "igd", common, rng)
+    return offline_event(base, n_rows, epsilon=epsilon, delta=delta, noise=noise,
+                         calibration=calibration)

@@ -32,7 +32,7 @@ alpha-strongly convex); it is measured instead (docs/algorithms/ftal.md).
 
 import numpy as np
 
-from ..mechanisms._prefix import prefix_sum_mechanism
+from ..mechanisms import prefix_sum_mechanism
 from ._rounds import RoundBuffer, project_ball
 
 

@@ -63,7 +63,7 @@ from ..mechanisms import (
     packed_dim,
     unpack_symmetric,
 )
-from ..mechanisms._prefix import prefix_sum_mechanism
+from ..mechanisms import prefix_sum_mechanism
 from ._ftl_float import (  # noqa: F401  (re-exported: their old home)
     FLOAT_MAX_ROWS,
     FLOAT_MIN_ROWS,

@@ -9,8 +9,8 @@ import numpy as np
 from sklearn.utils import assert_all_finite
 
 from ..mechanisms import pack_symmetric
-from ..utils._sparse import issparse, row_sq_norms, scale_rows_onto_sparse
-from ..utils._validation import scale_rows_onto
+from ..utils import issparse, row_sq_norms, scale_rows_onto_sparse
+from ..utils import scale_rows_onto
 from ._ftl_grid import _INSIDE
 
 __all__ = ["FLOAT_MAX_ROWS", "FLOAT_MIN_ROWS", "float_leaf_sensitivity", "float_rows"]

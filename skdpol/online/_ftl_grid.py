@@ -8,8 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..mechanisms import pack_symmetric
-from ..utils._sparse import clip_sparse_rows_in_place, issparse
-from ..utils._validation import clip_rows_in_place
+from ..utils import clip_sparse_rows_in_place, issparse
+from ..utils import clip_rows_in_place
 
 __all__ = ["LeafGrid", "fixed_point_bits"]
 

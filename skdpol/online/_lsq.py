@@ -100,7 +100,7 @@ import numpy as np
 import scipy.linalg
 
 from ..mechanisms import pack_symmetric, packed_dim, unpack_symmetric
-from ..mechanisms._prefix import prefix_sum_mechanism
+from ..mechanisms import prefix_sum_mechanism
 from ._ftl import default_scales, joint_sensitivity
 from ._ftl_float import float_leaf_sensitivity
 from ._rounds import RoundBuffer
@@ -223,7 +223,9 @@ class PrivateLeastSquaresClassifier(RoundBuffer):
                                (U / self.u_scale).ravel()])
 
     def _round(self, X, y):
-        self._tree.add_leaves(self.leaf(X, y)[None, :])
+        # one leaf through ``add`` (as FTAL and the momentum stream): the same
+        # sums as add_leaves of one row, a frame less deep on the BLT
+        self._tree.add(self.leaf(X, y), 1)
 
     def _publish(self):
         self._model = self.solve(self._tree.release(), self.n_rows_used,

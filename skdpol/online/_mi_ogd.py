@@ -41,8 +41,8 @@ import numpy as np
 from dp_accounting import NoOpDpEvent
 
 from ..mechanisms import sample_l2_laplace
-from ..mechanisms._spec import HoldsNoiseSpec
-from ..utils._sparse import issparse, row_ids
+from ..mechanisms import HoldsNoiseSpec
+from ..utils import issparse, row_ids
 from ._rounds import RoundBuffer, project_ball
 
 

@@ -70,7 +70,7 @@ import math
 
 import numpy as np
 
-from ..mechanisms._prefix import prefix_sum_mechanism
+from ..mechanisms import prefix_sum_mechanism
 from ._rounds import RoundBuffer
 
 MOMENTUM = 0.95

@@ -54,9 +54,9 @@ import numpy as np
 from dp_accounting import NoOpDpEvent, SelfComposedDpEvent
 
 from ..accounting import gaussian_mu_for_budget
-from ..mechanisms._noise import DiscreteNoisePool
-from ..mechanisms._spec import HoldsNoiseSpec
-from ..losses._linear import HuberLoss
+from ..mechanisms import DiscreteNoisePool
+from ..mechanisms import HoldsNoiseSpec
+from ..losses import HuberLoss
 from ._rounds import RoundBuffer
 
 ROWS_PER_STEP = 50

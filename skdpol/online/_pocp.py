@@ -44,7 +44,7 @@ from dp_accounting import GaussianDpEvent, NoOpDpEvent, ZCDpEvent
 
 from ..accounting import pure_dp_event
 from ..mechanisms import NoiseSpec
-from ..mechanisms._spec import HoldsNoiseSpec
+from ..mechanisms import HoldsNoiseSpec
 from ._rounds import project_ball
 
 # an upper bound on sum_{n >= 2} 1 / (n ln^2 n): the first 10^7 terms plus
@@ -232,7 +232,7 @@ def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tigh
     """
     total = np.zeros_like(base.W)
     sens_total, count = 0.0, 0
-    first = 0 if calibration == "paper" else (X.shape[0] // base.batch_size) // 2
+    first = _first_averaged(X.shape[0], base.batch_size, calibration)
     for r, _ in enumerate(base.run(X, y)):
         sens = base.sensitivity()
         if sens > 0 and r >= first:  # GIGA's warm-up points carry no data
@@ -244,9 +244,34 @@ def offline_release(base, X, y, *, epsilon, delta, noise, rng, calibration="tigh
     mean, sens = total / count, sens_total / count
     if math.isinf(epsilon):
         return mean, NoOpDpEvent()
-    if calibration == "paper":
-        spec = noise.with_multiplier(paper_offline_multiplier(epsilon, delta))
-    else:
-        spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
+    spec = _offline_spec(epsilon, delta, noise, calibration)
     noisy = spec.perturb(mean, sens, rng)
     return project_ball(noisy, base.radius), spec.event()
+
+
+def _first_averaged(n_rows, batch_size, calibration):
+    """POL's first averaged round: all of them ("paper"), else the last half."""
+    return 0 if calibration == "paper" else (n_rows // batch_size) // 2
+
+
+def _offline_spec(epsilon, delta, noise, calibration):
+    """POL's one release: the seed's beta ("paper") or the calibrated multiplier."""
+    if calibration == "paper":
+        return noise.with_multiplier(paper_offline_multiplier(epsilon, delta))
+    return NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
+
+
+def offline_event(base, n_rows, *, epsilon, delta, noise, calibration="tight"):
+    """The event :func:`offline_release` of a fresh ``base`` states after
+    ``n_rows`` rows, from public counts only (no row read, ``base`` unchanged).
+
+    The release averages the rounds r >= the first averaged one whose
+    iterate has a positive sensitivity, which the bases give after their
+    data-free rounds (``base.free_rounds``: GIGA's warm-up; IGD has none):
+    none of them, nothing is noised (``NoOpDpEvent``).
+    """
+    n_rounds = n_rows // base.batch_size
+    first = max(_first_averaged(n_rows, base.batch_size, calibration), base.free_rounds)
+    if first >= n_rounds or math.isinf(epsilon):
+        return NoOpDpEvent()
+    return _offline_spec(epsilon, delta, noise, calibration).event()

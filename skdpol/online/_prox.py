@@ -31,7 +31,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..losses import HingeLoss, LogisticLoss, SquaredLoss
-from ..utils._sparse import dot, issparse, row_sq_norms, tdot, tmatmul
+from ..utils import dot, issparse, row_sq_norms, tdot, tmatmul
 
 _MAX_NEWTON = 30
 

@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ..exceptions import BudgetExhaustedError
-from ..utils._sparse import stack_rows
+from ..utils import stack_rows, zero_rows_like
 
 
 class RoundBuffer(ABC):
@@ -62,7 +62,7 @@ class RoundBuffer(ABC):
         if not waiting:
             return 0
         pad = self.batch_size - waiting
-        X = np.concatenate([self._pending_X, np.zeros((pad, self._pending_X.shape[1]))])
+        X = stack_rows([self._pending_X, zero_rows_like(self._pending_X, pad)])  # CSR stays CSR
         y = np.concatenate([self._pending_y, np.zeros(pad)])
         self._pending_X, self._pending_y = self._pending_X[:0], self._pending_y[:0]
         self.learn(X, y)

@@ -16,3 +16,10 @@ __all__ = ["DeclaredPublic", "PublicPipeline", "PublishedClassifier", "Published
            "PublishedRegressor", "StepCheck",
            "StreamPipeline", "check_public_pipeline",
            "check_public_step", "declare_public", "make_stream_pipeline"]
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+from ._public_steps import refuse_unless_public  # noqa: E402, F401
+_internal = ('refuse_unless_public',)

@@ -61,7 +61,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import PrivacyLeakError, PrivacyLeakWarning
 from ..preprocessing import PublicRangeScaler
-from ..utils._warnings import user_stacklevel
+from ..utils import user_stacklevel
 
 _STATELESS = (FeatureHasher, HashingVectorizer, Normalizer, Binarizer, PolynomialFeatures)
 _RANK = {"public": 0, "private": 1, "leak": 2}

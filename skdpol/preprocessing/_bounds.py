@@ -81,15 +81,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ..accounting import PrivacySpent, epsilon_spent, zcdp_rho_for_budget
-from ..mechanisms._quantile import (
+from ..mechanisms import (
     exponential_mechanism,
     quantile_distances,
     quantile_event,
     target_rank,
 )
 from ..utils import run_transaction
-from ..utils._stream import is_seeded, stream_rng
-from ..utils._warnings import user_stacklevel
+from ..utils import is_seeded, stream_rng
+from ..utils import user_stacklevel
 from ._schema import _forward, _inverse, read_schema
 
 DEFAULT_SEARCH = {"none": (-1e9, 1e9), "signed_log1p": (-1e9, 1e9), "log1p": (0.0, 1e9),

@@ -14,7 +14,7 @@ import dataclasses
 from dp_accounting import dp_event
 
 from ..accounting import PrivacySpent
-from ..mechanisms._quantile import quantile_event
+from ..mechanisms import quantile_event
 from ._bounds import DEFAULT_BINS, DEFAULT_SHARE, PrivateRangeEstimator
 
 BIG_SHARE = 0.3  # the default share when the label's range, or many ranges, are private
@@ -62,7 +62,7 @@ def composed_spent(events, delta, *, seeded=False, releases=1, bounds_trusted=Tr
     event : dp_accounting.ComposedDpEvent
     spent : skdpol.accounting.PrivacySpent
     """
-    from ..ledger._compose import compose  # the ledger's composition: the same figure
+    from ..ledger import compose  # the ledger's composition: the same figure
 
     event = dp_event.ComposedDpEvent(list(events))
     eps, how = compose([event], float(delta))
@@ -96,7 +96,7 @@ def calibrate_model_epsilon(model_event, prior_event, epsilon, delta, *, rtol=1e
     ValueError
         When ``prior_event`` alone leaves no room for a model.
     """
-    from ..ledger._compose import compose  # the ledger's composition: the same figure
+    from ..ledger import compose  # the ledger's composition: the same figure
 
     def composed(e):
         return compose([prior_event, model_event(e)], delta)[0]
@@ -144,7 +144,7 @@ def fit_with_ranges(estimator, private, X, y=None, **fit_params):
     ``epsilon`` is set to the largest whose event, composed with
     ``private.event`` by dp-accounting (the ledger's composition), is
     (``epsilon``, ``delta``)-DP -- a root search on the composed epsilon, each
-    step a dry run on zero rows of ``X``'s shape (public) -- its ``delta``
+    step the fit's declared cost at ``X``'s shape (public) -- its ``delta``
     to ``private``'s, and it is fitted; its ``privacy_spent_`` (and its
     ``public_model()``'s) is then the composition, and its ``ledger``, if
     any, gets one entry with the composed event (checked against the
@@ -174,7 +174,7 @@ def fit_with_ranges(estimator, private, X, y=None, **fit_params):
     """
     from sklearn.base import clone
 
-    from ..ledger._hook import planned_event, resolve_ledger
+    from ..ledger import resolve_ledger, stated_event
 
     if private.privacy_spent is None:  # no private range: nothing to compose
         return estimator.set_params(epsilon=private.model_epsilon).fit(X, y, **fit_params)
@@ -183,15 +183,10 @@ def fit_with_ranges(estimator, private, X, y=None, **fit_params):
     given = getattr(estimator, "ledger", None)
     ledger = resolve_ledger(given)
     template = clone(estimator).set_params(ledger=None, delta=delta)
-    args = (X, y, *fit_params.values())  # the dry run reads the shapes (and classes) only
+    args = (X, y, *fit_params.values())  # the declared cost reads the shapes (and classes)
 
     def model_event(e):
-        shadow = clone(template).set_params(epsilon=e)
-        event, _ = planned_event(shadow, shadow.fit, args)
-        if event is None:
-            raise ValueError("the estimator's cost could not be planned (a dry run of fit "
-                             "on zero rows failed); call its fit alone to see why.")
-        return event
+        return stated_event(clone(template).set_params(epsilon=e), "fit", args)
 
     model_epsilon = calibrate_model_epsilon(model_event, private.event, epsilon, delta)
     planned = model_event(model_epsilon)

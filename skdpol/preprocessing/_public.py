@@ -9,7 +9,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._sparse import ACCEPT_SPARSE, as_csr, issparse
+from ..utils import ACCEPT_SPARSE, as_csr, issparse
 from ._scaler import PrivateStandardScaler, column_bounds
 
 

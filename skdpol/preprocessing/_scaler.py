@@ -36,11 +36,11 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, validate_dat
 from ..accounting import PrivacySpent, epsilon_spent
 from ..exceptions import PrivacyLeakWarning
 from ..ledger import PrivacyLedger
-from ..ledger._hook import check_budget, record_release
+from ..ledger import check_budget, record_release
 from ..utils import run_transaction
 from ..mechanisms import NoiseSpec, family_for, noise_event
-from ..utils._stream import StreamMixin, is_seeded
-from ..utils._warnings import user_stacklevel
+from ..utils import StreamMixin, is_seeded
+from ..utils import user_stacklevel
 
 
 def column_bounds(bounds, n_features):

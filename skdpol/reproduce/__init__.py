@@ -80,3 +80,10 @@ def run_experiment(name, out_dir, *, quick=False, command=None):
         raise ValueError(f"unknown experiment {name!r}; choose one of {sorted(EXPERIMENTS)}.")
     module = importlib.import_module(f"{__name__}.{EXPERIMENTS[name][0]}")
     return module.run(out_dir, quick=quick, command=command)
+
+# ----------------------------------------------------------- internal API
+# What sibling subpackages may import from this one: not the user API
+# (``__all__``), and free to change. Siblings import these names from the
+# package, never from its private modules (tests/test_internal_api.py).
+from ._report import pyplot  # noqa: E402, F401
+_internal = ('pyplot',)

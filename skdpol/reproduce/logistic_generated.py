@@ -39,9 +39,9 @@ from ..exceptions import PrivacyLeakWarning
 from ..linear_model import PrivateOnlineLogistic
 from ..losses import LogisticLoss
 from ..mechanisms import NoiseSpec
-from ..online._gradient import ImplicitGD
-from ..online._pocp import OutputPerturbation, paper_multiplier
-from ..online._rounds import project_ball
+from ..online import ImplicitGD
+from ..online import OutputPerturbation, paper_multiplier
+from ..online import project_ball
 
 from ._report import markdown_table, output_folder, provenance, pyplot
 

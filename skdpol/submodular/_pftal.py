@@ -70,9 +70,9 @@ most twice its norm bound and the mean by 2 leaf_norm / b.
 
 import numpy as np
 
-from ..mechanisms._prefix import prefix_sum_mechanism
-from ..online._rounds import RoundBuffer
-from ..utils._validation import clip_rows
+from ..mechanisms import prefix_sum_mechanism
+from ..online import RoundBuffer
+from ..utils import clip_rows
 from ._lovasz import (bandit_gradient, bandit_sample, check_cost_value,
                       lovasz_subgradient, threshold_round)
 

@@ -226,7 +226,7 @@ def test_the_declared_cost_is_what_the_release_records(path, index, monkeypatch)
     if isinstance(est, PrivateSubmodularSelector):
         X = np.clip(X, -1, 1)
     planned = []
-    real = _hook.declared_event  # declared by the stream, or a dry run
+    real = _hook.declared_event  # declared from public quantities
     monkeypatch.setattr(_hook, "declared_event",
                         lambda *a: planned.append(real(*a)) or planned[-1])
     est.set_params(ledger=PrivacyLedger(path, budget=(50.0, DELTA)))

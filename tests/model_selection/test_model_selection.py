@@ -23,7 +23,7 @@ from skdpol import (
 from skdpol.accounting import zcdp_epsilon
 from skdpol.accounting._spent import _RDP_ORDERS
 from skdpol.ledger import compose
-from skdpol.ledger._hook import planned_event
+from skdpol.ledger._hook import stated_event
 from skdpol.mechanisms import noise_event
 from skdpol.model_selection import PrivateHyperparameterSearch
 from skdpol.model_selection import _search
@@ -80,7 +80,7 @@ def test_each_runs_fit_and_score_cost_at_most_the_runs_rho(sampler):
     search = _search_for()
     eps = search._calibrate(est, X, y, [0, 1], rho)
     run = clone(est).set_params(epsilon=eps)
-    event, _ = planned_event(run, run.fit, (X, y, [0, 1]))
+    event = stated_event(run, "fit", (X, y, [0, 1]))
     fit_rho = _search._linear_rho(event)
     assert rho * (1 - 1e-3) <= fit_rho <= rho
     # the fit at the calibrated epsilon is exactly the run's rho at every order
