@@ -31,7 +31,6 @@ from ._public import PublicLinearRegressor
 
 
 
-@inject_docstring()
 class _Published:
     """The regressor's published model in the user's units: a unit-space
     release (an array, or a :class:`~skdpol.online._ftl.RidgeRelease` solved
@@ -58,6 +57,7 @@ class _Published:
         return self._model
 
 
+@inject_docstring()
 class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, RegressorMixin,
                              BaseEstimator):
     """Differentially private linear regression on a stream.
