@@ -162,19 +162,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         Only when X has string column names.
     n_samples_seen_ : int
         Rows consumed so far.
-    n_samples_learned_ : int
-        Rows the published model has learned (in rounds learned by its
-        release; every row after ``fit``, ``flush()`` or the call that
-        reaches ``horizon``).
-    n_samples_waiting_ : int
-        Rows seen and not yet in the published model: rows of an incomplete
-        round (exactly held, unpublished, curator state) and, with
-        ``release_every`` > 1, rows learned since the last release.
-        ``n_samples_learned_ + n_samples_waiting_ == n_samples_seen_``; all
-        three counts are public under replace-one neighbours.
-    batch_size_ : int
-        Rows per round of the live stream (``release_every`` times the
-        round ``batch_size`` gives); not set by ``fit``.
+    {stream_counts}
     privacy_spent_ : skdpol.accounting.PrivacySpent
         The (epsilon, delta) that covers every model published so far.
     mutual_information_bound_ : float

@@ -42,6 +42,19 @@ _SHARED = {
         counts them; a release that has learned from no row warns); the
         call that reaches ``horizon``, or :meth:`flush`, learns them as a
         final round. ``fit`` always uses every row.""",
+    "stream_counts": """n_samples_learned_ : int
+        Rows the published model has learned (in rounds learned by its
+        release; every row after ``fit``, ``flush()`` or the call that
+        reaches ``horizon``).
+    n_samples_waiting_ : int
+        Rows seen and not yet in the published model: rows of an incomplete
+        round (exactly held, unpublished, curator state) and, with
+        ``release_every`` > 1, rows learned since the last release.
+        ``n_samples_learned_ + n_samples_waiting_ == n_samples_seen_``; all
+        three counts are public under replace-one neighbours.
+    batch_size_ : int
+        Rows per round of the live stream (``release_every`` times the
+        round ``batch_size`` gives); not set by ``fit``.""",
     "release_every": """release_every : int, default=1
         Publish a model on every ``release_every``-th ``partial_fit`` call
         (and at ``horizon`` or :meth:`flush`) instead of on every call. The
