@@ -7,28 +7,13 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from skdpol import (BudgetExhaustedError, KernelPrivateOnlineRegressor, PrivacyLedger,
-                    PrivateOnlineLogistic, PrivateOnlineRegressor)
+from skdpol import BudgetExhaustedError, PrivacyLedger
 from skdpol.accounting import epsilon_spent
 from skdpol.online._rounds import RoundBuffer
 
-ESTIMATORS = ("reg", "log", "kernel")
+from _stream_cases import ESTIMATORS, _data, _make  # tests/linear_model/_stream_cases.py
+
 CHUNKS = (300, 300, 170)  # 770 rows, rounds of 300: 170 rows wait
-
-
-def _data(n, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    return X, X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=n)
-
-
-def _make(kind, **params):
-    params = {"data_norm": 4.0, "random_state": 0, **params}
-    if kind == "reg":
-        return PrivateOnlineRegressor(y_bound=8.0, **params), {}
-    if kind == "log":
-        return PrivateOnlineLogistic(**params), {"classes": [0, 1]}
-    return KernelPrivateOnlineRegressor(y_bound=8.0, n_components=16, **params), {}
 
 
 def _stream(est, fit_params, kind, chunks=CHUNKS):

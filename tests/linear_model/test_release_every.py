@@ -11,26 +11,11 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.utils._param_validation import InvalidParameterError
 
-from skdpol import KernelPrivateOnlineRegressor, PrivateOnlineLogistic, PrivateOnlineRegressor
-from skdpol.accounting import epsilon_spent
+from skdpol import PrivateOnlineRegressor
+
+from _stream_cases import ESTIMATORS, _data, _make  # tests/linear_model/_stream_cases.py
 
 CHUNK = 200
-ESTIMATORS = ("reg", "log", "kernel")
-
-
-def _data(n, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    return X, X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=n)
-
-
-def _make(kind, **params):
-    params = {"data_norm": 4.0, "random_state": 0, **params}
-    if kind == "reg":
-        return PrivateOnlineRegressor(y_bound=8.0, **params), {}
-    if kind == "log":
-        return PrivateOnlineLogistic(**params), {"classes": [0, 1]}
-    return KernelPrivateOnlineRegressor(y_bound=8.0, n_components=16, **params), {}
 
 
 def _labels(kind, y):
