@@ -75,6 +75,15 @@ def _final_has_partial_fit(self):
     return True
 
 
+def _final_has_flush(self):
+    final = self._final_estimator
+    if not hasattr(final, "flush"):
+        raise AttributeError(
+            f"This StreamPipeline has no flush: its final step {self.steps[-1][0]!r} "
+            f"({type(final).__name__}) has no flush.")
+    return True
+
+
 def _holds_private(step):
     """True when a skdpol private estimator sits anywhere inside ``step``."""
     if _is_private_skdpol(step):
@@ -297,6 +306,51 @@ class StreamPipeline(Pipeline):
             # the learner's own transaction: on any error its state is as before
             final.partial_fit(Xt, y, **routed[final_name].get("partial_fit", {}))
         self.steps = steps
+        return self
+
+    @available_if(_final_has_flush)
+    def flush(self):
+        """End the stream: the final estimator's ``flush()``.
+
+        The learner learns the rows still waiting in its incomplete last
+        round and publishes the model of every row seen (see the final
+        estimator's ``flush``); the earlier steps hold no rows, so nothing
+        else changes. Afterwards ``partial_fit`` raises
+        :class:`~skdpol.BudgetExhaustedError`.
+
+        Returns
+        -------
+        self : StreamPipeline
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before any ``partial_fit``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdpol import PrivateOnlineRegressor
+        >>> from skdpol.pipeline import make_stream_pipeline
+        >>> from skdpol.preprocessing import PublicRangeScaler
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(0, 10, size=(2_500, 2))
+        >>> y = X @ [0.1, -0.05]
+        >>> pipe = make_stream_pipeline(
+        ...     PublicRangeScaler(bounds=(0, 10)),
+        ...     PrivateOnlineRegressor(data_norm=1.5, y_bound=1.0, batch_size=1_000,
+        ...                            random_state=0))
+        >>> for start in range(0, 2_500, 1_000):
+        ...     pipe = pipe.partial_fit(X[start:start + 1_000], y[start:start + 1_000])
+        >>> pipe[-1].n_samples_waiting_
+        500
+        >>> pipe = pipe.flush()
+        >>> pipe[-1].n_samples_waiting_, pipe[-1].n_samples_learned_
+        (0, 2500)
+        """
+        final = self.steps[-1][1]
+        check_is_fitted(final)
+        final.flush()
         return self
 
     def get_metadata_routing(self):

@@ -8,13 +8,15 @@ import pytest
 import sklearn
 from sklearn.base import clone
 from sklearn.compose import make_column_transformer
+from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
-from skdpol import PrivacyLeakError, PrivateOnlineLogistic, PrivateOnlineRegressor
+from skdpol import (BudgetExhaustedError, PrivacyLeakError, PrivateOnlineLogistic,
+                    PrivateOnlineRegressor)
 from skdpol.pipeline import PublicPipeline, StreamPipeline, declare_public, make_stream_pipeline
 from skdpol.preprocessing import PrivateStandardScaler, PublicRangeScaler, from_schema
 
@@ -215,6 +217,41 @@ def test_mismatched_width_refused_with_everything_unchanged():
     with pytest.raises(ValueError):
         fresh.partial_fit(X, np.full(400, 7), classes=[0, 1])
     assert fresh[0] is first and not hasattr(first, "n_features_in_")
+
+
+def test_flush_is_the_learners_flush():
+    """flush() learns the waiting rows as the hand loop's learner.flush() does."""
+    X, y = _frame()
+    n = 2_500  # two full rounds of 1,000 and 500 rows waiting (no horizon)
+    pipe = make_stream_pipeline(_columns(), _learner(horizon=None, batch_size=1_000))
+    by_hand, model = _columns(), _learner(horizon=None, batch_size=1_000)
+    for i, (Xc, yc) in enumerate(_chunks(X[:n], y[:n])):
+        pipe.partial_fit(Xc, yc, classes=[0, 1])
+        model.partial_fit(by_hand.fit_transform(Xc) if i == 0 else by_hand.transform(Xc), yc,
+                          classes=[0, 1])
+    assert pipe[-1].n_samples_waiting_ == 500
+    assert pipe.flush() is pipe
+    model.flush()
+    assert (pipe[-1].n_samples_learned_, pipe[-1].n_samples_waiting_) == (n, 0)
+    np.testing.assert_array_equal(pipe[-1].coef_, model.coef_)
+    np.testing.assert_array_equal(pipe[-1].intercept_, model.intercept_)
+    assert pipe[-1].privacy_spent_ == model.privacy_spent_
+    # the stream is over: partial_fit refuses and changes nothing
+    before = pickle.dumps(pipe)
+    with pytest.raises(BudgetExhaustedError):
+        pipe.partial_fit(X[n:], y[n:])
+    assert pickle.dumps(pipe) == before
+
+
+def test_flush_needs_a_started_stream_and_a_learner_with_flush():
+    with pytest.raises(NotFittedError):
+        make_stream_pipeline(_columns(), _learner()).flush()
+    pipe = make_stream_pipeline(PublicRangeScaler(bounds=(0, 1)), LogisticRegression())
+    assert not hasattr(pipe, "flush")
+    with pytest.raises(AttributeError) as error:
+        pipe.flush()
+    assert "final step 'logisticregression' (LogisticRegression) has no flush" in str(
+        error.value.__cause__)
 
 
 # ------------------------------------------------------------------ fit, search, dask
