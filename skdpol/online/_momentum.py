@@ -77,17 +77,61 @@ MOMENTUM = 0.95
 TAIL = 0.7
 CONSTANT = 0.5  # the constant column's value in the algorithm's own rows
 STEP_DIVISOR = 50.0  # lr = b / (STEP_DIVISOR R~^2)
-# batch_size="auto": ROUND_ROWS rows a round, SMALL_ROUND_ROWS when the public
-# horizon holds fewer than SMALL_HORIZON rows (fewer than 100 rounds of 100:
-# more, smaller steps; the prototypes' rule, measured on wine's 3,918 rows)
+# batch_size="auto" (momentum_round): ROUND_ROWS rows a round, SMALL_ROUND_ROWS
+# when the public horizon holds fewer than SMALL_HORIZON rows (fewer than 100
+# rounds of 100: more, smaller steps; the prototypes' rule, measured on wine's
+# 3,918 rows), and at most MAX_ROUNDS rounds over a longer horizon (rounds of
+# ceil(horizon / MAX_ROUNDS) rows past MAX_ROUNDS x ROUND_ROWS = 100,000 rows)
 ROUND_ROWS, SMALL_ROUND_ROWS, SMALL_HORIZON = 100, 50, 10_000
+MAX_ROUNDS = 1_000
 
 
 def momentum_round(horizon_rows):
-    """Rows per round of ``batch_size="auto"`` from the public horizon (rows, or None)."""
-    if horizon_rows is not None and horizon_rows < SMALL_HORIZON:
+    """Rows per round of ``batch_size="auto"`` from the public horizon (rows, or None).
+
+    Up to ``MAX_ROUNDS x ROUND_ROWS`` = 100,000 rows (every real table of the
+    benchmarks) the rounds are those measured by the prototypes: 100 rows,
+    50 below ``SMALL_HORIZON`` = 10,000 rows. A longer horizon is cut into at
+    most ``MAX_ROUNDS`` = 1,000 rounds of ceil(horizon / 1,000) rows.
+
+    Why the cap. A round costs ~45 small array operations (the two products
+    with its rows, the loss's derivative, one BLT step, momentum and
+    averaging) whatever its size, so at rounds of 100 rows the per-round
+    overhead, not the O(b d) arithmetic, is the stream's cost: rows per
+    second grow almost linearly with b (``benchmarks/bench_momentum_rounds.py``:
+    200,000 rows at d = 90, rounds of 100 / 200 / 400: 0.53 / 0.97 / 1.20
+    million rows/s). What bigger rounds do to the model: the per-row step is
+    fixed (lr = b / (50 R~^2) on the round's *mean* gradient), so the
+    stream takes the same total step in fewer, larger moves; the released
+    prefix sums have fewer leaves of the same sensitivity 2 L, so each
+    row's share of the noise falls (a BLT's error grows with its number of
+    steps). Over 1,000 rounds momentum (beta = 0.95: ~20 rounds of memory)
+    and averaging have room to converge: on the generated stream rounds of
+    200 and 400 lose nothing at epsilon = inf and gain at epsilon 1, while on
+    the real tables (a few hundred rounds) they cost
+    (``docs/benchmarks/momentum_rounds.md``). So only horizons past 1,000
+    rounds of 100 get bigger rounds. The rule reads the public horizon only
+    (a row count, not the data), so the rounds and the model are as
+    scale-free as before: rescaling X with ``data_norm``, or y with
+    ``y_bound``, changes neither.
+    """
+    if horizon_rows is None:
+        return ROUND_ROWS
+    if horizon_rows < SMALL_HORIZON:
         return SMALL_ROUND_ROWS
-    return ROUND_ROWS
+    return max(ROUND_ROWS, -(-int(horizon_rows) // MAX_ROUNDS))
+
+
+def momentum_step_rows(release_every=1):
+    """The cap on a round's step under ``batch_size="auto"``: that of
+    ``release_every`` x ROUND_ROWS rows (``MomentumFTRL(step_rows=...)``).
+
+    Every round the rule gives up to a 100,000-row horizon is at most this
+    big, so their step is today's (b / (50 R~^2)); the bigger rounds of a
+    longer horizon take the step of rounds of ROUND_ROWS (module notes:
+    "Public step").
+    """
+    return ROUND_ROWS * int(release_every)
 
 
 def _margins(X, W):
@@ -136,11 +180,16 @@ class MomentumFTRL(RoundBuffer):
     mechanism : {"tree", "blt"}, default="blt"
     momentum, tail, constant, step_divisor : float
         beta, the averaging's tail, c and the step's divisor (module notes).
+    step_rows : int or None, default=None
+        Cap on the rows whose per-row step a round takes: lr =
+        min(batch_size, step_rows) / (step_divisor R~^2); None: no cap (lr =
+        batch_size / (step_divisor R~^2)). ``batch_size="auto"`` passes
+        :func:`momentum_step_rows` (the module notes: "Public step").
     """
 
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=TAIL,
-                 constant=CONSTANT, step_divisor=STEP_DIVISOR):
+                 constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -152,7 +201,8 @@ class MomentumFTRL(RoundBuffer):
         self.constant = float(constant) if intercept else None
         # R~: rows [u, c] (or u alone)
         self.row_bound = math.hypot(feature_bound, constant) if intercept else feature_bound
-        self.learning_rate = self.batch_size / (step_divisor * self.row_bound**2)
+        step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))
+        self.learning_rate = step_rows / (step_divisor * self.row_bound**2)
         # the per-row gradient bound L, for every model (no ball): see the notes
         self.lipschitz = loss.lipschitz(self.row_bound, math.inf)
         shape = (self.n_outputs, self.n_features)

@@ -1,0 +1,153 @@
+"""What bigger rounds cost ``algorithm="ftrl-momentum"`` (issue 31, throughput).
+
+The stream's per-round overhead (~45 small array operations, the BLT step
+among them) is its cost at d = 90, so rows per second grow with the round
+size b. The per-row step is fixed (lr = b / (50 R~^2) on a round's *mean*
+gradient), so a bigger round takes the same total step over the stream in
+fewer, larger moves; the noise of the released prefix sums per row falls
+too (fewer leaves of the same sensitivity 2 L). This script measures the
+score at b = 100 / 200 / 400 (and 50 on wine), the same run for every b:
+
+* the generated stream of ``bench_speed_memory.py`` (200,000 rows, d = 90,
+  chunks of 10,000, horizon = 200,000; test R^2 on 20,000 fresh rows),
+  with its rows per second;
+* the real tables through their shipped schemas (``proto_streams``
+  loaders, chunks of 1,000, horizon = the training rows): King County and
+  wine (the regressor's default stream) and Adult and credit default
+  (``PrivateOnlineLogistic(algorithm="ftrl-momentum")``).
+
+at epsilon 1 and inf (delta 1e-6 on the tables, n^-1.1 on the generated
+stream), several seeds; medians [min, max].
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_momentum_rounds.py \
+        --seeds 5 --out docs/benchmarks/momentum_rounds.md
+"""
+
+import argparse
+import math
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import r2_score
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine_lines  # noqa: E402
+from bench_speed_memory import _test_rows, make_stream, public_bounds  # noqa: E402
+from bench_stream import _floor, _one_pass, _score  # noqa: E402
+from proto_streams import DELTA, load_tables, split  # noqa: E402
+
+from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor  # noqa: E402
+from skdpol.datasets import data_home  # noqa: E402
+from skdpol.online import momentum_round  # noqa: E402
+
+ROUNDS = (100, 200, 400)
+
+
+def generated(seeds, rounds, n=200_000, d=90, chunk=10_000):
+    rows = []
+    for seed in seeds:
+        X, y, coef = make_stream(n, d, seed=seed)
+        Xt, yt = _test_rows(coef, seed)
+        data_norm, y_bound = public_bounds(d, coef, 0.1)
+        for eps in (1.0, math.inf):
+            for b in rounds:
+                est = PrivateOnlineRegressor(epsilon=eps, delta=1.0 / n**1.1, data_norm=data_norm,
+                                             y_bound=y_bound, horizon=n, batch_size=b,
+                                             random_state=seed)
+                t0 = time.perf_counter()
+                for s in range(0, n, chunk):
+                    est.partial_fit(X[s:s + chunk], y[s:s + chunk])
+                t = time.perf_counter() - t0
+                rows.append(("generated (200k, d = 90; R^2)", eps, b, seed,
+                             r2_score(yt, est.predict(Xt)), n / t))
+    return rows
+
+
+def tables(names, seeds, rounds):
+    rows = []
+    loaded = load_tables(names, data_home())
+    for name in names:
+        table = loaded[name]
+        label = {"kc": "King County (R^2)", "wine": "wine (R^2)", "adult": "Adult (accuracy)",
+                 "credit": "credit default (AUC)"}[name]
+        for seed in seeds:
+            Xtr, ytr, Xte, yte = split(table, seed)
+            n = Xtr.shape[0]
+            sizes = sorted(set(rounds) | {momentum_round(n)})
+            for eps in (1.0, math.inf):
+                for b in sizes:
+                    common = dict(epsilon=eps, delta=DELTA, data_norm=table["data_norm"],
+                                  random_state=seed, horizon=n, batch_size=b,
+                                  algorithm="ftrl-momentum")
+                    if table["task"] == "clf":
+                        est = PrivateOnlineLogistic(**common)
+                    else:
+                        est = PrivateOnlineRegressor(**common, y_bound=table["y_bound"])
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        _one_pass(est, table, Xtr, ytr)
+                    rows.append((label + f", {n:,} rows", eps, b, seed,
+                                 _score(table, est, Xte, yte), None))
+            rows.append((label + f", {n:,} rows", None, None, seed, _floor(table, yte), None))
+    return rows
+
+
+def _cell(v):
+    v = np.asarray(v)
+    return f"{np.median(v):.4f} [{v.min():.4f}, {v.max():.4f}]"
+
+
+def report(rows, seeds, cmd):
+    out = ["# ftrl-momentum: rounds of 100 / 200 / 400 rows", "",
+           "Written by `" + cmd + "`.", "", *machine_lines(), "",
+           f"Seeds {list(seeds)}; cells are medians [min, max]; the same run for every round "
+           "size. `auto` is today's rule at the table's horizon "
+           "(`skdpol.online.momentum_round`).", ""]
+    for data in dict.fromkeys(r[0] for r in rows):
+        sub = [r for r in rows if r[0] == data]
+        sizes = sorted({r[2] for r in sub if r[2] is not None})
+        out += [f"## {data}", "",
+                "| epsilon | " + " | ".join(f"b = {b}" for b in sizes) + " |",
+                "|---|" + "---|" * len(sizes)]
+        for eps in (1.0, math.inf):
+            cells = [_cell([r[4] for r in sub if r[1] == eps and r[2] == b]) for b in sizes]
+            out.append(f"| {eps:g} | " + " | ".join(cells) + " |")
+        if any(r[5] for r in sub):
+            cells = [f"{np.median([r[5] for r in sub if r[1] == 1.0 and r[2] == b]):,.0f}"
+                     for b in sizes]
+            out.append("| rows/s (eps 1) | " + " | ".join(cells) + " |")
+        floor = [r[4] for r in sub if r[1] is None]
+        if floor:
+            out += ["", f"Floor (majority class, AUC 0.5 or R^2 0): {_cell(floor)}."]
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--tables", default="kc,wine,adult,credit")
+    ap.add_argument("--no-generated", action="store_true")
+    ap.add_argument("--rounds", default=",".join(map(str, ROUNDS)))
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    seeds = range(args.seeds)
+    rounds = [int(b) for b in args.rounds.split(",")]
+    rows = []
+    if not args.no_generated:
+        rows += generated(seeds, rounds)
+        print(report(rows, seeds, "(partial)"), flush=True)
+    names = [t for t in args.tables.split(",") if t]
+    rows += tables(names, seeds, rounds)
+    cmd = "python benchmarks/bench_momentum_rounds.py " + " ".join(argv or sys.argv[1:])
+    text = report(rows, seeds, cmd.strip())
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
