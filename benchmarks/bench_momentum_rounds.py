@@ -24,6 +24,7 @@ stream), several seeds; medians [min, max].
 """
 
 import argparse
+import contextlib
 import math
 import sys
 import time
@@ -42,8 +43,50 @@ from proto_streams import DELTA, load_tables, split  # noqa: E402
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor  # noqa: E402
 from skdpol.datasets import data_home  # noqa: E402
 from skdpol.online import momentum_round  # noqa: E402
+from skdpol.online._momentum import MomentumFTRL  # noqa: E402
 
 ROUNDS = (100, 200, 400)
+
+
+@contextlib.contextmanager
+def capped_step(rows):
+    """Streams built inside take the step of rounds of ``rows`` at most
+    (``MomentumFTRL(step_rows=rows)``: what ``batch_size="auto"`` does past a
+    100,000-row horizon) whatever their ``batch_size``; None: unchanged."""
+    if rows is None:
+        yield
+        return
+    init = MomentumFTRL.__init__
+
+    def capped(self, *args, **kwargs):
+        kwargs["step_rows"] = rows
+        init(self, *args, **kwargs)
+
+    MomentumFTRL.__init__ = capped
+    try:
+        yield
+    finally:
+        MomentumFTRL.__init__ = init
+
+
+def variants(rounds):
+    """(label, batch_size, step cap): each round size with the per-row step
+    fixed (lr = b / (50 R~^2), a set ``batch_size``), and the sizes above 100
+    with the step capped at that of 100 rows (the rule's)."""
+    out = [(f"b = {b}", b, None) for b in rounds]
+    out += [(f"b = {b}, step of 100", b, 100) for b in rounds if b > 100]
+    return out
+
+
+def dominant_direction(n, d=5, seed=0):
+    """Rows of norm ~1 all near one direction (one eigenvalue of E[v v^T]
+    near the public bound R~^2, the others ~0.0025): the case the step cap is
+    for. Labels: a linear model plus a small noise; data_norm 1, y_bound 2."""
+    rng = np.random.default_rng(seed)
+    X = np.ones(d) / np.sqrt(d) + 0.05 * rng.standard_normal((n, d))
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+    y = X @ np.full(d, 0.5) - 0.3 + 0.01 * rng.standard_normal(n)
+    return X, y
 
 
 def generated(seeds, rounds, n=200_000, d=90, chunk=10_000):
@@ -52,17 +95,23 @@ def generated(seeds, rounds, n=200_000, d=90, chunk=10_000):
         X, y, coef = make_stream(n, d, seed=seed)
         Xt, yt = _test_rows(coef, seed)
         data_norm, y_bound = public_bounds(d, coef, 0.1)
-        for eps in (1.0, math.inf):
-            for b in rounds:
-                est = PrivateOnlineRegressor(epsilon=eps, delta=1.0 / n**1.1, data_norm=data_norm,
-                                             y_bound=y_bound, horizon=n, batch_size=b,
-                                             random_state=seed)
-                t0 = time.perf_counter()
-                for s in range(0, n, chunk):
-                    est.partial_fit(X[s:s + chunk], y[s:s + chunk])
-                t = time.perf_counter() - t0
-                rows.append(("generated (200k, d = 90; R^2)", eps, b, seed,
-                             r2_score(yt, est.predict(Xt)), n / t))
+        streams = [("generated (200,000 rows, d = 90; R^2 on 20,000 new rows)",
+                    X, y, Xt, yt, data_norm, y_bound)]
+        Xa, ya = dominant_direction(n, seed=seed)
+        streams.append(("rows near one direction (200,000 rows, d = 5; R^2 on the first "
+                        "20,000)", Xa, ya, Xa[:20_000], ya[:20_000], 1.0, 2.0))
+        for label, X_, y_, Xt_, yt_, dn, yb in streams:
+            for eps in (1.0, math.inf):
+                for name, b, cap in variants(rounds):
+                    est = PrivateOnlineRegressor(epsilon=eps, delta=1.0 / n**1.1, data_norm=dn,
+                                                 y_bound=yb, horizon=n, batch_size=b,
+                                                 random_state=seed)
+                    with capped_step(cap):
+                        t0 = time.perf_counter()
+                        for s in range(0, n, chunk):
+                            est.partial_fit(X_[s:s + chunk], y_[s:s + chunk])
+                        t = time.perf_counter() - t0
+                    rows.append((label, eps, name, seed, r2_score(yt_, est.predict(Xt_)), n / t))
     return rows
 
 
@@ -76,9 +125,12 @@ def tables(names, seeds, rounds):
         for seed in seeds:
             Xtr, ytr, Xte, yte = split(table, seed)
             n = Xtr.shape[0]
-            sizes = sorted(set(rounds) | {momentum_round(n)})
+            auto = momentum_round(n)
+            todo = variants(rounds)
+            if auto not in rounds:
+                todo.insert(0, (f"b = {auto}", auto, None))
             for eps in (1.0, math.inf):
-                for b in sizes:
+                for name, b, cap in todo:
                     common = dict(epsilon=eps, delta=DELTA, data_norm=table["data_norm"],
                                   random_state=seed, horizon=n, batch_size=b,
                                   algorithm="ftrl-momentum")
@@ -86,12 +138,13 @@ def tables(names, seeds, rounds):
                         est = PrivateOnlineLogistic(**common)
                     else:
                         est = PrivateOnlineRegressor(**common, y_bound=table["y_bound"])
-                    with warnings.catch_warnings():
+                    with warnings.catch_warnings(), capped_step(cap):
                         warnings.simplefilter("ignore")
                         _one_pass(est, table, Xtr, ytr)
-                    rows.append((label + f", {n:,} rows", eps, b, seed,
+                    rows.append((label + f", {n:,} rows (auto: b = {auto})", eps, name, seed,
                                  _score(table, est, Xte, yte), None))
-            rows.append((label + f", {n:,} rows", None, None, seed, _floor(table, yte), None))
+            rows.append((label + f", {n:,} rows (auto: b = {auto})", None, None, seed,
+                         _floor(table, yte), None))
     return rows
 
 
@@ -103,14 +156,18 @@ def _cell(v):
 def report(rows, seeds, cmd):
     out = ["# ftrl-momentum: rounds of 100 / 200 / 400 rows", "",
            "Written by `" + cmd + "`.", "", *machine_lines(), "",
-           f"Seeds {list(seeds)}; cells are medians [min, max]; the same run for every round "
-           "size. `auto` is today's rule at the table's horizon "
-           "(`skdpol.online.momentum_round`).", ""]
+           f"Seeds {list(seeds)}; cells are medians [min, max]; the same run for every "
+           "column. `b = n`: rounds of n rows with the per-row step fixed (lr = b / (50 "
+           "R~^2), what a set `batch_size` gives); `step of 100`: the same rounds with the "
+           "step of rounds of 100 rows (lr = 100 / (50 R~^2): what `batch_size=\"auto\"` "
+           "gives past a 100,000-row horizon, `skdpol.online.momentum_round`). The "
+           "generated stream's auto is `b = 200, step of 100`; every real table's auto is "
+           "its rounds of 100 (50 for wine).", ""]
     for data in dict.fromkeys(r[0] for r in rows):
         sub = [r for r in rows if r[0] == data]
-        sizes = sorted({r[2] for r in sub if r[2] is not None})
+        sizes = list(dict.fromkeys(r[2] for r in sub if r[2] is not None))
         out += [f"## {data}", "",
-                "| epsilon | " + " | ".join(f"b = {b}" for b in sizes) + " |",
+                "| epsilon | " + " | ".join(sizes) + " |",
                 "|---|" + "---|" * len(sizes)]
         for eps in (1.0, math.inf):
             cells = [_cell([r[4] for r in sub if r[1] == eps and r[2] == b]) for b in sizes]
@@ -128,7 +185,7 @@ def report(rows, seeds, cmd):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--tables", default="kc,wine,adult,credit")
     ap.add_argument("--no-generated", action="store_true")
     ap.add_argument("--rounds", default=",".join(map(str, ROUNDS)))

@@ -56,6 +56,27 @@ public curvature bound of the Huber and squared losses in unit space), and
 scale-free: unit space already divides rows by ``data_norm`` and labels by
 ``y_bound``, so the step does not depend on the user's units.
 
+**Its cap (``step_rows``).** A round is one heavy-ball step on its mean
+loss, whose curvature is at most lambda <= R~^2 (the mean of v~ v~^T over
+rows of norm <= R~; Huber's and the logistic loss's are smaller). On a
+quadratic, heavy ball with momentum beta is stable only for lr lambda <
+2 (1 + beta) = 3.9, and lr R~^2 = b / 50: rounds of 100 rows keep lr lambda
+<= 2 for any data, half the bound, but from b ~ 195 rows on a stream whose
+rows share one direction (lambda near R~^2) can diverge. Measured
+(``benchmarks/bench_momentum_rounds.py``, 200,000 rows near one direction):
+rounds of 200 with the per-row step fixed end at R^2 -20 at epsilon = inf,
+where rounds of 100 reach 0.86. So the bigger rounds that
+``batch_size="auto"`` takes past a 100,000-row horizon
+(:func:`momentum_round`) take the step of rounds of 100 rows: lr =
+min(b, 100) / (50 R~^2) (``step_rows`` = :func:`momentum_step_rows`;
+``release_every`` k scales both by k, as before). With at most 1,000 such
+rounds the stream still moves lr x rounds = 1,000 x 2 / R~^2: more than
+any real table's few hundred rounds of 100 (the capped step needs enough
+rounds: on King County's 173 rounds of 100, rounds of 200 / 400 with the
+step of 100 lose 0.007-0.010 / 0.025-0.033 R^2, medians of 5 seeds; the rule
+never does that below 100,000 rows). A set ``batch_size`` keeps its own step
+(lr = b / (50 R~^2)), as before.
+
 **Averaging.** rho_t = 1 / (tail t) weights iterate s in avg_t about like
 s^(1/tail - 1) (polynomial-decay averaging, Shamir and Zhang 2013): the
 recent iterates count most, as in the prototype's mean of the last 70 % of
@@ -98,18 +119,20 @@ def momentum_round(horizon_rows):
     with its rows, the loss's derivative, one BLT step, momentum and
     averaging) whatever its size, so at rounds of 100 rows the per-round
     overhead, not the O(b d) arithmetic, is the stream's cost: rows per
-    second grow almost linearly with b (``benchmarks/bench_momentum_rounds.py``:
-    200,000 rows at d = 90, rounds of 100 / 200 / 400: 0.53 / 0.97 / 1.20
-    million rows/s). What bigger rounds do to the model: the per-row step is
-    fixed (lr = b / (50 R~^2) on the round's *mean* gradient), so the
-    stream takes the same total step in fewer, larger moves; the released
-    prefix sums have fewer leaves of the same sensitivity 2 L, so each
-    row's share of the noise falls (a BLT's error grows with its number of
-    steps). Over 1,000 rounds momentum (beta = 0.95: ~20 rounds of memory)
-    and averaging have room to converge: on the generated stream rounds of
-    200 and 400 lose nothing at epsilon = inf and gain at epsilon 1, while on
-    the real tables (a few hundred rounds) they cost
-    (``docs/benchmarks/momentum_rounds.md``). So only horizons past 1,000
+    second grow almost linearly with b at first
+    (``benchmarks/bench_momentum_rounds.py``, 200,000 rows at d = 90, rounds
+    of 100 / 200 / 400: 0.53 / 0.97 / 1.20 million rows/s on a quiet moment
+    of the shared machine). What bigger rounds do to the model
+    (``docs/benchmarks/momentum_rounds.md``, 5 seeds): they take the step
+    of rounds of 100 (the notes' "Its cap"), so the stream moves as far in
+    1,000 rounds as a 100,000-row stream of today's rounds, and each round's
+    mean gradient carries less noise (the released prefix sums have fewer
+    leaves of the same sensitivity 2 L, each a sum of more rows). On the
+    generated stream rounds of 200 with that step reach R^2 0.9889 at
+    epsilon 1 against 0.9851 for rounds of 100, and the same 0.9896 at
+    epsilon = inf. On the real tables (a few hundred rounds) bigger rounds
+    cost the regressor (King County, wine: 0.007-0.06 R^2) and are mixed
+    for the classifier (Adult, credit default), so only horizons past 1,000
     rounds of 100 get bigger rounds. The rule reads the public horizon only
     (a row count, not the data), so the rounds and the model are as
     scale-free as before: rescaling X with ``data_norm``, or y with
@@ -219,11 +242,12 @@ class MomentumFTRL(RoundBuffer):
         self._velocity = np.zeros(shape)
         self._average = np.zeros(shape)
         self._last_release = np.zeros(shape)
-        self.W = np.zeros(shape)
 
     @property
     def published(self):
-        return self.W
+        # avg mapped back to the rows [u, 1] when read (once a call, not once
+        # a round: one array operation less per round; the same product)
+        return self._average * self._scale
 
     def _round(self, X, y):
         # A round is ~15 small array operations on (k, d) vectors plus two
@@ -257,7 +281,6 @@ class MomentumFTRL(RoundBuffer):
         average = (1.0 - rho) * self._average
         average += rho * theta
         self._average = average
-        self.W = average * scale
 
     def _publish(self):
         pass
