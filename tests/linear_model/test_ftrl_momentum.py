@@ -76,6 +76,15 @@ def test_auto_rounds_and_their_step(params, rows, step_rows):
     assert algo.learning_rate == pytest.approx(step_rows / (50 * 1.25))
 
 
+def test_fit_over_more_than_100000_rows_takes_the_same_rounds_and_step():
+    X, y, data_norm, y_bound = _regression(n=150_000, d=3)
+    est = PrivateOnlineRegressor(data_norm=data_norm, y_bound=y_bound, delta=1e-7,
+                                 algorithm="ftrl-momentum", random_state=0).fit(X, y)
+    algo = est._stream.algorithm  # the one pass fit ran
+    assert algo.batch_size == 150 and algo.n_rounds == 1_000
+    assert algo.learning_rate == pytest.approx(100 / (50 * 1.25))
+
+
 def test_bigger_rounds_stay_scale_free():
     """Past 100,000 rows the rounds grow with the horizon (a row count), not
     with the data: multiplying X and data_norm by 1,000 and y and y_bound by
