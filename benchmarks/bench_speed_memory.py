@@ -417,7 +417,7 @@ y_bound={y_bound:.3f}, horizon={n}, random_state=0)` and
 horizon={n}, random_state=0)`: `algorithm="auto"` (the regressor's
 "ftrl-momentum": at horizon = {n:,} rows, {-(-n // momentum_round(n)):,} rounds of {momentum_round(n)} rows
 (`skdpol.online.momentum_round`: rounds of 100 up to a 100,000-row horizon,
-at most 1,000 rounds beyond), so {chunk // momentum_round(n)} gradient sums and BLT steps of
+at most 1,000 rounds of at most 1,000 rows beyond), so {chunk // momentum_round(n)} gradient sums and BLT steps of
 d + 1 noise draws per chunk; the classifier's "ls": one round per call, so
 one Gram and one BLT step of (d+1)(d+2)/2 + d + 1 draws per chunk, and one
 solve per published model), the hardened discrete sampler, the BLT. The bounds come from the generating distribution (the 1 - 1e-6

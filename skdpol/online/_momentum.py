@@ -63,15 +63,19 @@ quadratic, heavy ball with momentum beta is stable only for lr lambda <
 2 (1 + beta) = 3.9, and lr R~^2 = b / 50: rounds of 100 rows keep lr lambda
 <= 2 for any data, half the bound, but from b ~ 195 rows on a stream whose
 rows share one direction (lambda near R~^2) can diverge. Measured
-(``benchmarks/bench_momentum_rounds.py``, 200,000 rows near one direction):
-rounds of 200 with the per-row step fixed end at R^2 -20 at epsilon = inf,
-where rounds of 100 reach 0.86. So the bigger rounds that
-``batch_size="auto"`` takes past a 100,000-row horizon
+(``docs/benchmarks/momentum_rounds.md``, 200,000 rows near one direction, 5
+seeds, epsilon = inf): rounds of 200 with the per-row step fixed give R^2
+-6.7 (median; -20.2 to 0.91), rounds of 100 0.90 (0.86 to 0.91), rounds of
+200 with the step of 100 0.90 (but one seed -0.31: on this ill-conditioned
+stream they are less robust than rounds of 100 at epsilon = inf; at epsilon
+1 their range is higher, 0.83-0.90 against 0.69-0.87). So the bigger rounds
+that ``batch_size="auto"`` takes past a 100,000-row horizon
 (:func:`momentum_round`) take the step of rounds of 100 rows: lr =
 min(b, 100) / (50 R~^2) (``step_rows`` = :func:`momentum_step_rows`;
-``release_every`` k scales both by k, as before). With at most 1,000 such
-rounds the stream still moves lr x rounds = 1,000 x 2 / R~^2: more than
-any real table's few hundred rounds of 100 (the capped step needs enough
+``release_every`` k scales both by k, as before). With its 1,000 such
+rounds (more past 1,000,000 rows) the stream still moves lr x rounds >=
+1,000 x 2 / R~^2: more than any real table's few hundred rounds of 100
+(the capped step needs enough
 rounds: on King County's 173 rounds of 100, rounds of 200 / 400 with the
 step of 100 lose 0.007-0.010 / 0.025-0.033 R^2, medians of 5 seeds; the rule
 never does that below 100,000 rows). A set ``batch_size`` keeps its own step
@@ -102,9 +106,10 @@ STEP_DIVISOR = 50.0  # lr = b / (STEP_DIVISOR R~^2)
 # when the public horizon holds fewer than SMALL_HORIZON rows (fewer than 100
 # rounds of 100: more, smaller steps; the prototypes' rule, measured on wine's
 # 3,918 rows), and at most MAX_ROUNDS rounds over a longer horizon (rounds of
-# ceil(horizon / MAX_ROUNDS) rows past MAX_ROUNDS x ROUND_ROWS = 100,000 rows)
+# ceil(horizon / MAX_ROUNDS) rows past MAX_ROUNDS x ROUND_ROWS = 100,000 rows),
+# rounds of at most MAX_ROUND_ROWS rows (past 1,000,000 rows: more rounds)
 ROUND_ROWS, SMALL_ROUND_ROWS, SMALL_HORIZON = 100, 50, 10_000
-MAX_ROUNDS = 1_000
+MAX_ROUNDS, MAX_ROUND_ROWS = 1_000, 1_000
 
 
 def momentum_round(horizon_rows):
@@ -113,7 +118,12 @@ def momentum_round(horizon_rows):
     Up to ``MAX_ROUNDS x ROUND_ROWS`` = 100,000 rows (every real table of the
     benchmarks) the rounds are those measured by the prototypes: 100 rows,
     50 below ``SMALL_HORIZON`` = 10,000 rows. A longer horizon is cut into at
-    most ``MAX_ROUNDS`` = 1,000 rounds of ceil(horizon / 1,000) rows.
+    most ``MAX_ROUNDS`` = 1,000 rounds of ceil(horizon / 1,000) rows, and
+    rounds never pass ``MAX_ROUND_ROWS`` = 1,000 rows (a horizon past
+    1,000,000 rows takes more rounds of 1,000): the gain stops there (rows
+    per second at d = 90, same run, against SGD: 0.95-1.08x at rounds of
+    200, 1.34-1.86x at 1,000, 1.62-1.77x at 2,000), and a round bigger than
+    a reader's chunks would leave calls that publish no new model.
 
     Why the cap. A round costs ~45 small array operations (the two products
     with its rows, the loss's derivative, one BLT step, momentum and
@@ -142,7 +152,7 @@ def momentum_round(horizon_rows):
         return ROUND_ROWS
     if horizon_rows < SMALL_HORIZON:
         return SMALL_ROUND_ROWS
-    return max(ROUND_ROWS, -(-int(horizon_rows) // MAX_ROUNDS))
+    return min(MAX_ROUND_ROWS, max(ROUND_ROWS, -(-int(horizon_rows) // MAX_ROUNDS)))
 
 
 def momentum_step_rows(release_every=1):

@@ -173,11 +173,16 @@ def test_horizons_up_to_100000_rows_keep_rounds_of_100(horizon):
 
 
 @pytest.mark.parametrize("horizon, rows", [(100_001, 101), (200_000, 200), (250_500, 251),
-                                           (1_000_000, 1_000), (10**8, 10**5)])
+                                           (1_000_000, 1_000)])
 def test_longer_horizons_take_at_most_1000_bigger_rounds(horizon, rows):
     b = momentum_round(horizon)
     assert b == rows and -(-horizon // b) <= 1_000  # ceil(horizon / b) planned rounds
     assert momentum_round(horizon - 1) <= b  # never smaller rounds for a longer horizon
+
+
+@pytest.mark.parametrize("horizon", [1_000_001, 10**7, 10**9])
+def test_rounds_stop_growing_at_1000_rows(horizon):
+    assert momentum_round(horizon) == 1_000
 
 
 def test_the_step_is_capped_at_step_rows_and_unchanged_without_it():
