@@ -50,6 +50,7 @@ from sklearn.metrics import accuracy_score, r2_score  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor  # noqa: E402
+from skdpol.online import momentum_round  # noqa: E402
 from skdpol.mechanisms._discrete import discrete_noise  # noqa: E402
 from skdpol.online._ftl import float_rows  # noqa: E402
 
@@ -394,6 +395,7 @@ def main(argv=None):
     r_read = ratios["PrivateOnlineRegressor.partial_fit, coef_ read after every chunk"]
     r_log = ratios["PrivateOnlineLogistic.partial_fit"]
     r_log1 = ratios["PrivateOnlineLogistic.partial_fit, BLAS 1 thread"]
+    b_m = momentum_round(n)  # the regressor's rounds at horizon = n
     doc = f"""# Throughput and memory of the streaming estimators' `partial_fit`
 
 Produced by `{command}` (the script is `benchmarks/bench_speed_memory.py`;
@@ -414,8 +416,10 @@ Rows are N(0, I/d) (norm about 1), labels linear plus N(0, 0.1^2) noise
 y_bound={y_bound:.3f}, horizon={n}, random_state=0)` and
 `PrivateOnlineLogistic(epsilon={EPSILON:g}, delta={delta:.3g}, data_norm={data_norm_c:.3f},
 horizon={n}, random_state=0)`: `algorithm="auto"` (the regressor's
-"ftrl-momentum": rounds of 100 rows, so 100 gradient sums and BLT steps of
-d + 1 noise draws per chunk; the classifier's "ls": one round per call, so
+"ftrl-momentum": at horizon = {n:,} rows, {-(-n // b_m):,} rounds of {b_m} rows
+(`skdpol.online.momentum_round`: rounds of 100 up to a 100,000-row horizon,
+at most 1,000 rounds of at most 1,000 rows beyond), so {chunk // b_m} gradient
+sums and BLT steps of d + 1 noise draws per chunk; the classifier's "ls": one round per call, so
 one Gram and one BLT step of (d+1)(d+2)/2 + d + 1 draws per chunk, and one
 solve per published model), the hardened discrete sampler, the BLT. The bounds come from the generating distribution (the 1 - 1e-6
 quantile of the row norm, 5 standard deviations of y), not from the drawn
@@ -444,14 +448,17 @@ Measured median ratios:
   thread (target {verdict(r_log, TARGET_LOGISTIC)} / {verdict(r_log1, TARGET_LOGISTIC)}).
 
 Where the default streams' time goes (`--profile` prints a cProfile of
-each). The regressor's "ftrl-momentum" takes rounds of 100 rows, so a
-10,000-row call is 100 rounds, each two gemv on 100 x {d} rows (margins,
+each). The regressor's "ftrl-momentum" takes rounds of {b_m} rows here, so a
+{chunk:,}-row call is {chunk // b_m} rounds, each two gemv on {b_m} x {d} rows (margins,
 gradient sum), the Huber derivative, one BLT step of d + 1 coordinates
 (~15 ufunc calls on (buffers, d + 1) arrays; its discrete Gaussian noise is
 drawn in blocks of ~4,096 coordinates, one block every ~45 rounds, a few
 percent of the step) and ~10 vector updates (momentum, step, average): about
 40 small numpy calls a round, whose call overhead, not arithmetic, is the
-cost; SGD's Cython loop has none. The classifier's "ls" is one round per
+cost; SGD's Cython loop has none. That is why a horizon past 100,000 rows
+takes bigger rounds (rounds of 100 ran at 0.5-0.7x SGD here;
+docs/benchmarks/momentum_rounds.md measures what rounds of 100, 200 and 400
+rows cost the model). The classifier's "ls" is one round per
 call, and its d x d Gram `X.T @ X` of the call's {chunk:,} x {d_clf + 1}
 unit rows (O(n d^2), against SGD's O(n d)) is most of a call by itself, then
 the unit rows' copy and the solve of each published model (two Cholesky

@@ -19,7 +19,7 @@ from ..mechanisms import resolve_mechanism
 from ..online import fit_once, fit_once_event, make_stream
 from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, SUFFICIENT_STATISTIC, algorithm_names,
                      auto_stream)
-from ..online import momentum_round
+from ..online import momentum_round, momentum_step_rows
 from ..utils import stack_rows, zero_rows_like
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
@@ -176,14 +176,21 @@ class AlgorithmBuilderMixin:
             self.__dict__.pop("mutual_information_bound_", None)
 
     def _algorithm_params(self, units, loss, n_columns, batch_size, stream):
-        alpha = self._alpha_for(self._algorithm_for(stream))
+        algorithm = self._algorithm_for(stream)
+        alpha = self._alpha_for(algorithm)
         # noisy-gd is unconstrained (alpha may be 0 there): no ball to bound
         radius = loss.optimum_radius(alpha) if alpha > 0 else float("inf")
-        return dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
-                    row_bound=units.row_bound, batch_size=batch_size,
-                    epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
-                    calibration=self.noise_calibration, feedback=self.feedback,
-                    intercept=units.intercept)
+        params = dict(loss=loss, n_features=n_columns, radius=radius, alpha=alpha,
+                      row_bound=units.row_bound, batch_size=batch_size,
+                      epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
+                      calibration=self.noise_calibration, feedback=self.feedback,
+                      intercept=units.intercept)
+        if ALGORITHMS[algorithm].family == "momentum" and self.batch_size == "auto":
+            # the automatic rounds of a horizon past 100,000 rows take the
+            # step of rounds of 100 (of release_every x 100 in a stream)
+            params["step_rows"] = momentum_step_rows(
+                getattr(self, "release_every", 1) if stream else 1)
+        return params
 
     def _start_gradient_stream(self, stream, loss, n_columns):
         """Build ``stream``'s gradient-family algorithm

@@ -132,7 +132,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         See above and the user guide's page on the algorithm families.
         ``"ftrl-momentum"``: DP-FTRL with heavy-ball momentum and averaging
         on the logistic (or multinomial) loss, rounds of 100 rows (50 below
-        a ``horizon`` of 10,000) with ``batch_size="auto"``; not the default
+        a ``horizon`` of 10,000; past 100,000, ceil(horizon / 1,000) rows, at
+        most 1,000, with the step of 100) with ``batch_size="auto"``; not the default
         (measured against ``"ftrl"`` one pass at epsilon = 1: ahead on Adult,
         behind on credit default; docs/benchmarks/stream.md).
     feedback : {{"full", "bandit"}}, default="full"

@@ -99,9 +99,11 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         ``"ftrl-momentum"``: DP-FTRL (gradient prefix sums through the BLT or
         the tree) with heavy-ball momentum 0.95 and averaging on the Huber
         loss (residuals clipped at ``residual_bound``); rounds of 100 rows
-        (50 below a ``horizon`` of 10,000) with ``batch_size="auto"``, a
-        public step of ``batch_size / (50 R^2)`` (R^2 = 1.25: unit rows and a
-        constant column of 0.5 internally), O(d) state. One pass at epsilon
+        (50 below a ``horizon`` of 10,000; past 100,000, ceil(horizon /
+        1,000) rows, at most 1,000) with ``batch_size="auto"``, a public step
+        of ``batch_size / (50 R^2)`` (R^2 = 1.25: unit rows and a constant
+        column of 0.5 internally; at most that of 100 rows for the automatic
+        rounds), O(d) state. One pass at epsilon
         = 1 is close to ``fit`` on real tables (King County R^2 0.752 against
         0.764, and 0.751 for ``fit`` at epsilon = 0.5;
         docs/benchmarks/stream.md). Its ``fit`` runs the same one pass and

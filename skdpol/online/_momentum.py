@@ -56,6 +56,31 @@ public curvature bound of the Huber and squared losses in unit space), and
 scale-free: unit space already divides rows by ``data_norm`` and labels by
 ``y_bound``, so the step does not depend on the user's units.
 
+**Its cap (``step_rows``).** A round is one heavy-ball step on its mean
+loss, whose curvature is at most lambda <= R~^2 (the mean of v~ v~^T over
+rows of norm <= R~; Huber's and the logistic loss's are smaller). On a
+quadratic, heavy ball with momentum beta is stable only for lr lambda <
+2 (1 + beta) = 3.9, and lr R~^2 = b / 50: rounds of 100 rows keep lr lambda
+<= 2 for any data, half the bound, but from b ~ 195 rows on a stream whose
+rows share one direction (lambda near R~^2) can diverge. Measured
+(``docs/benchmarks/momentum_rounds.md``, 200,000 rows near one direction, 5
+seeds, epsilon = inf): rounds of 200 with the per-row step fixed give R^2
+-6.7 (median; -20.2 to 0.91), rounds of 100 0.90 (0.86 to 0.91), rounds of
+200 with the step of 100 0.90 (but one seed -0.31: on this ill-conditioned
+stream they are less robust than rounds of 100 at epsilon = inf; at epsilon
+1 their range is higher, 0.83-0.90 against 0.69-0.87). So the bigger rounds
+that ``batch_size="auto"`` takes past a 100,000-row horizon
+(:func:`momentum_round`) take the step of rounds of 100 rows: lr =
+min(b, 100) / (50 R~^2) (``step_rows`` = :func:`momentum_step_rows`;
+``release_every`` k scales both by k, as before). With its 1,000 such
+rounds (more past 1,000,000 rows) the stream still moves lr x rounds >=
+1,000 x 2 / R~^2: more than any real table's few hundred rounds of 100
+(the capped step needs enough
+rounds: on King County's 173 rounds of 100, rounds of 200 / 400 with the
+step of 100 lose 0.007-0.010 / 0.025-0.033 R^2, medians of 5 seeds; the rule
+never does that below 100,000 rows). A set ``batch_size`` keeps its own step
+(lr = b / (50 R~^2)), as before.
+
 **Averaging.** rho_t = 1 / (tail t) weights iterate s in avg_t about like
 s^(1/tail - 1) (polynomial-decay averaging, Shamir and Zhang 2013): the
 recent iterates count most, as in the prototype's mean of the last 70 % of
@@ -77,17 +102,69 @@ MOMENTUM = 0.95
 TAIL = 0.7
 CONSTANT = 0.5  # the constant column's value in the algorithm's own rows
 STEP_DIVISOR = 50.0  # lr = b / (STEP_DIVISOR R~^2)
-# batch_size="auto": ROUND_ROWS rows a round, SMALL_ROUND_ROWS when the public
-# horizon holds fewer than SMALL_HORIZON rows (fewer than 100 rounds of 100:
-# more, smaller steps; the prototypes' rule, measured on wine's 3,918 rows)
+# batch_size="auto" (momentum_round): ROUND_ROWS rows a round, SMALL_ROUND_ROWS
+# when the public horizon holds fewer than SMALL_HORIZON rows (fewer than 100
+# rounds of 100: more, smaller steps; the prototypes' rule, measured on wine's
+# 3,918 rows), and at most MAX_ROUNDS rounds over a longer horizon (rounds of
+# ceil(horizon / MAX_ROUNDS) rows past MAX_ROUNDS x ROUND_ROWS = 100,000 rows),
+# rounds of at most MAX_ROUND_ROWS rows (past 1,000,000 rows: more rounds)
 ROUND_ROWS, SMALL_ROUND_ROWS, SMALL_HORIZON = 100, 50, 10_000
+MAX_ROUNDS, MAX_ROUND_ROWS = 1_000, 1_000
 
 
 def momentum_round(horizon_rows):
-    """Rows per round of ``batch_size="auto"`` from the public horizon (rows, or None)."""
-    if horizon_rows is not None and horizon_rows < SMALL_HORIZON:
+    """Rows per round of ``batch_size="auto"`` from the public horizon (rows, or None).
+
+    Up to ``MAX_ROUNDS x ROUND_ROWS`` = 100,000 rows (every real table of the
+    benchmarks) the rounds are those measured by the prototypes: 100 rows,
+    50 below ``SMALL_HORIZON`` = 10,000 rows. A longer horizon is cut into at
+    most ``MAX_ROUNDS`` = 1,000 rounds of ceil(horizon / 1,000) rows, and
+    rounds never pass ``MAX_ROUND_ROWS`` = 1,000 rows (a horizon past
+    1,000,000 rows takes more rounds of 1,000): the gain stops there (rows
+    per second at d = 90, same run, against SGD: 0.95-1.08x at rounds of
+    200, 1.34-1.86x at 1,000, 1.62-1.77x at 2,000), and a round bigger than
+    a reader's chunks would leave calls that publish no new model.
+
+    Why the cap. A round costs ~45 small array operations (the two products
+    with its rows, the loss's derivative, one BLT step, momentum and
+    averaging) whatever its size, so at rounds of 100 rows the per-round
+    overhead, not the O(b d) arithmetic, is the stream's cost: rows per
+    second grow almost linearly with b at first
+    (``benchmarks/bench_momentum_rounds.py``, 200,000 rows at d = 90, rounds
+    of 100 / 200 / 400: 0.53 / 0.97 / 1.20 million rows/s on a quiet moment
+    of the shared machine). What bigger rounds do to the model
+    (``docs/benchmarks/momentum_rounds.md``, 5 seeds): they take the step
+    of rounds of 100 (the notes' "Its cap"), so the stream moves as far in
+    1,000 rounds as a 100,000-row stream of today's rounds, and each round's
+    mean gradient carries less noise (the released prefix sums have fewer
+    leaves of the same sensitivity 2 L, each a sum of more rows). On the
+    generated stream rounds of 200 with that step reach R^2 0.9889 at
+    epsilon 1 against 0.9851 for rounds of 100, and the same 0.9896 at
+    epsilon = inf. On the real tables (a few hundred rounds) bigger rounds
+    cost the regressor (King County, wine: 0.007-0.06 R^2) and are mixed
+    for the classifier (Adult, credit default), so only horizons past 1,000
+    rounds of 100 get bigger rounds. The rule reads the public horizon only
+    (a row count, not the data), so the rounds and the model are as
+    scale-free as before: rescaling X with ``data_norm``, or y with
+    ``y_bound``, changes neither.
+    """
+    if horizon_rows is None:
+        return ROUND_ROWS
+    if horizon_rows < SMALL_HORIZON:
         return SMALL_ROUND_ROWS
-    return ROUND_ROWS
+    return min(MAX_ROUND_ROWS, max(ROUND_ROWS, -(-int(horizon_rows) // MAX_ROUNDS)))
+
+
+def momentum_step_rows(release_every=1):
+    """The cap on a round's step under ``batch_size="auto"``: that of
+    ``release_every`` x ROUND_ROWS rows (``MomentumFTRL(step_rows=...)``).
+
+    Every round the rule gives up to a 100,000-row horizon is at most this
+    big, so their step is today's (b / (50 R~^2)); the bigger rounds of a
+    longer horizon take the step of rounds of ROUND_ROWS (module notes:
+    "Public step").
+    """
+    return ROUND_ROWS * int(release_every)
 
 
 def _margins(X, W):
@@ -136,11 +213,16 @@ class MomentumFTRL(RoundBuffer):
     mechanism : {"tree", "blt"}, default="blt"
     momentum, tail, constant, step_divisor : float
         beta, the averaging's tail, c and the step's divisor (module notes).
+    step_rows : int or None, default=None
+        Cap on the rows whose per-row step a round takes: lr =
+        min(batch_size, step_rows) / (step_divisor R~^2); None: no cap (lr =
+        batch_size / (step_divisor R~^2)). ``batch_size="auto"`` passes
+        :func:`momentum_step_rows` (the module notes: "Public step").
     """
 
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=TAIL,
-                 constant=CONSTANT, step_divisor=STEP_DIVISOR):
+                 constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -152,7 +234,8 @@ class MomentumFTRL(RoundBuffer):
         self.constant = float(constant) if intercept else None
         # R~: rows [u, c] (or u alone)
         self.row_bound = math.hypot(feature_bound, constant) if intercept else feature_bound
-        self.learning_rate = self.batch_size / (step_divisor * self.row_bound**2)
+        step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))
+        self.learning_rate = step_rows / (step_divisor * self.row_bound**2)
         # the per-row gradient bound L, for every model (no ball): see the notes
         self.lipschitz = loss.lipschitz(self.row_bound, math.inf)
         shape = (self.n_outputs, self.n_features)
@@ -169,11 +252,12 @@ class MomentumFTRL(RoundBuffer):
         self._velocity = np.zeros(shape)
         self._average = np.zeros(shape)
         self._last_release = np.zeros(shape)
-        self.W = np.zeros(shape)
 
     @property
     def published(self):
-        return self.W
+        # avg mapped back to the rows [u, 1] when read (once a call, not once
+        # a round: one array operation less per round; the same product)
+        return self._average * self._scale
 
     def _round(self, X, y):
         # A round is ~15 small array operations on (k, d) vectors plus two
@@ -207,7 +291,6 @@ class MomentumFTRL(RoundBuffer):
         average = (1.0 - rho) * self._average
         average += rho * theta
         self._average = average
-        self.W = average * scale
 
     def _publish(self):
         pass

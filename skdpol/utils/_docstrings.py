@@ -36,7 +36,9 @@ _SHARED = {
         linear estimators, the gradient algorithms cut it into even rounds of
         at most 512 rows, and ``"ftrl-momentum"`` (the regressor's default
         stream) takes rounds of 100 rows (50 when ``horizon`` is below
-        10,000), whatever the chunks.
+        10,000; past 100,000 rows, ceil(horizon / 1,000) rows, at most
+        1,000, each round with the step of a round of 100), whatever the
+        chunks.
         1 is the seeds' per-row round. Rows of an incomplete round wait, exactly and
         unpublished, until the round completes (``n_samples_waiting_``
         counts them; a release that has learned from no row warns); the

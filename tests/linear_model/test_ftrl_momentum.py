@@ -56,6 +56,51 @@ def test_the_classifier_auto_stream_is_ls_not_momentum():
     assert PrivateOnlineLogistic(delta=0.0)._algorithm_for(True) == "ls"
 
 
+# ----------------------------------------------------------------- rounds
+@pytest.mark.parametrize("params, rows, step_rows", [
+    (dict(horizon=None), 100, 100),
+    (dict(horizon=5_000), 50, 50),
+    (dict(horizon=100_000), 100, 100),  # every real table: today's rounds and step
+    (dict(horizon=200_000), 200, 100),  # longer: 1,000 rounds, the step of 100 rows
+    (dict(horizon=1_000_000), 1_000, 100),
+    (dict(horizon=200_000, release_every=2), 400, 200),  # k x the rule, k x its step
+    (dict(horizon=200_000, batch_size=200), 200, 200),  # a set batch_size: its own step
+])
+def test_auto_rounds_and_their_step(params, rows, step_rows):
+    X, y, data_norm, y_bound = _regression(n=1_000)
+    est = PrivateOnlineRegressor(data_norm=data_norm, y_bound=y_bound, random_state=0,
+                                 **params)
+    est.partial_fit(X, y)
+    algo = est._stream.algorithm
+    assert est.batch_size_ == rows and algo.batch_size == rows
+    assert algo.learning_rate == pytest.approx(step_rows / (50 * 1.25))
+
+
+def test_fit_over_more_than_100000_rows_takes_the_same_rounds_and_step():
+    X, y, data_norm, y_bound = _regression(n=150_000, d=3)
+    est = PrivateOnlineRegressor(data_norm=data_norm, y_bound=y_bound, delta=1e-7,
+                                 algorithm="ftrl-momentum", random_state=0).fit(X, y)
+    algo = est._stream.algorithm  # the one pass fit ran
+    assert algo.batch_size == 150 and algo.n_rounds == 1_000
+    assert algo.learning_rate == pytest.approx(100 / (50 * 1.25))
+
+
+def test_bigger_rounds_stay_scale_free():
+    """Past 100,000 rows the rounds grow with the horizon (a row count), not
+    with the data: multiplying X and data_norm by 1,000 and y and y_bound by
+    100 multiplies the predictions by 100."""
+    X, y, data_norm, y_bound = _regression(n=150_000, d=3)
+    preds = []
+    for sx, sy in ((1.0, 1.0), (1000.0, 100.0)):
+        est = PrivateOnlineRegressor(data_norm=data_norm * sx, y_bound=y_bound * sy,
+                                     horizon=len(X), delta=1e-7, random_state=7)
+        for lo in range(0, len(X), 10_000):
+            est.partial_fit(X[lo:lo + 10_000] * sx, y[lo:lo + 10_000] * sy)
+        assert est.batch_size_ == 150 and est.n_samples_learned_ == len(X)
+        preds.append(est.predict(X[:2_000] * sx) / sy)
+    np.testing.assert_allclose(preds[0], preds[1], rtol=1e-9, atol=1e-9)
+
+
 # ----------------------------------------------------------------- accuracy
 def test_one_pass_at_epsilon_inf_matches_one_pass_of_sgd():
     X, y, data_norm, y_bound = _regression()

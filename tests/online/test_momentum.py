@@ -20,6 +20,7 @@ from skdpol.online._momentum import (
     _gradient_sum,
     _margins,
     momentum_round,
+    momentum_step_rows,
 )
 
 TAU = 0.125
@@ -163,6 +164,43 @@ def test_the_round_rule_reads_the_public_horizon_only():
     assert momentum_round(None) == 100
     assert momentum_round(50_000) == 100 and momentum_round(10_000) == 100
     assert momentum_round(3_918) == 50
+
+
+@pytest.mark.parametrize("horizon", [10_000, 17_290, 32_561, 99_999, 100_000])
+def test_horizons_up_to_100000_rows_keep_rounds_of_100(horizon):
+    # every real table of the benchmarks: today's rounds, so today's models
+    assert momentum_round(horizon) == 100
+
+
+@pytest.mark.parametrize("horizon, rows", [(100_001, 101), (200_000, 200), (250_500, 251),
+                                           (1_000_000, 1_000)])
+def test_longer_horizons_take_at_most_1000_bigger_rounds(horizon, rows):
+    b = momentum_round(horizon)
+    assert b == rows and -(-horizon // b) <= 1_000  # ceil(horizon / b) planned rounds
+    assert momentum_round(horizon - 1) <= b  # never smaller rounds for a longer horizon
+
+
+@pytest.mark.parametrize("horizon", [1_000_001, 10**7, 10**9])
+def test_rounds_stop_growing_at_1000_rows(horizon):
+    assert momentum_round(horizon) == 1_000
+
+
+def test_the_step_is_capped_at_step_rows_and_unchanged_without_it():
+    assert momentum_step_rows() == 100 and momentum_step_rows(3) == 300
+    r2 = 1.25  # R~^2: unit rows and the constant column 0.5
+    assert _stream(batch_size=400).learning_rate == pytest.approx(400 / (50 * r2))
+    capped = make_stream(
+        "ftrl-momentum", loss=HuberLoss(TAU), n_features=5, radius=math.inf, alpha=0.0,
+        row_bound=math.sqrt(2.0), batch_size=400, horizon=20, epsilon=1.0, delta=1e-6,
+        noise=NoiseSpec("gaussian", "float"), calibration="tight", feedback="full",
+        rng=np.random.default_rng(0), mechanism="blt", intercept=1.0, step_rows=100)
+    assert capped.learning_rate == pytest.approx(100 / (50 * r2))
+    small = make_stream(
+        "ftrl-momentum", loss=HuberLoss(TAU), n_features=5, radius=math.inf, alpha=0.0,
+        row_bound=math.sqrt(2.0), batch_size=50, horizon=20, epsilon=1.0, delta=1e-6,
+        noise=NoiseSpec("gaussian", "float"), calibration="tight", feedback="full",
+        rng=np.random.default_rng(0), mechanism="blt", intercept=1.0, step_rows=100)
+    assert small.learning_rate == pytest.approx(50 / (50 * r2))  # below the cap: b's own
 
 
 def test_the_horizon_is_refused_before_anything_changes():
