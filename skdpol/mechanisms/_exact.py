@@ -95,6 +95,27 @@ Each law keeps its own R_j: rho_j = c f(j w) / n_j = rho_ref_j
 exp(-D_j / 2^P), D_j = q(j w) - q_ref(j w) >= 0, bracketed the same way.
 Which plan serves a law is a function of the law alone, so the draws stay a
 function of the generator's state.
+
+Wide boxes (Gaussian sigma past ~2^22). Two products outgrow int64 there,
+and both are rewritten exactly rather than approximated, so every claim
+above holds unchanged (same tables, same bounds, same decisions):
+
+* the brackets need x = q(j w) / 2^P, and q at the core's reach (~7 sigma)
+  passes 2^63 near sigma = 2^22. As w = 2^lw, q(j w) = 2^c N with N = a j^2
+  (c = 2 lw) for the Gaussian and N = a j^2 w + b j (c = lw) otherwise, so
+  x = N / 2^(P - c): the same rational, hence the same bits n, i, r31, from
+  an N of ~30 bits (``_box_poly``). For every law that had a plan before,
+  the brackets, counts, slot table and R_j are the same integers.
+* the index i = floor(dn / 2^(P - b)) needs dn = e t, t = a (2 j w + e) + b,
+  about 2^(2 lw + 21) < 2^63 only up to lw ~ 20 (sigma ~ 2^25). Past that,
+  t = t_hi 2^c + t_lo and i = floor((t_hi e + floor(t_lo e / 2^c)) /
+  2^(P - b - c)), an identity of floors (``_split_bits`` proves it and
+  bounds every term, checked per plan; ``table_index``): the same i.
+
+With lw > 23 the offset leaves fewer than 24 bits of the word for U, so u
+comes from half of a second word (``two_words``, as for wide Laplace boxes).
+Plans exist up to sigma ~ 2^39 (refused beyond: t_hi e would pass 2^63);
+``_discrete`` uses them up to 2^36.
 """
 
 import math
@@ -445,31 +466,7 @@ def decide(plan, words, extra=None):
         u63 = np.bitwise_and(w64, 2**63 - 1)  # U 2^(63-Q) + bits below
     y = np.left_shift(box, lw, dtype=np.int64)  # j w
     e = np.subtract(off, neg)  # |z| - j w
-    if plan.split is not None:  # wide boxes: the index in two halves (``_split_bits``)
-        c = plan.split
-        t = np.left_shift(y, 1)
-        t += e
-        t *= plan.a
-        t += plan.b  # t = a (2 j w + e) + b
-        low = np.bitwise_and(t, (1 << c) - 1)
-        low *= e
-        low >>= c  # floor(t_lo e / 2^c)
-        t >>= c
-        t *= e
-        t += low
-        idx = np.right_shift(t, plan.sh_index - c, out=t)
-    elif plan.a:
-        dn = np.left_shift(y, 1)
-        dn += e
-        dn *= plan.a
-        if plan.b:
-            dn += plan.b
-        dn *= e
-    else:
-        dn = np.multiply(e, plan.b, out=e)
-    if plan.split is None:
-        idx = np.right_shift(dn, plan.sh_index, out=dn) if plan.sh_index >= 0 else \
-            np.left_shift(dn, -plan.sh_index, out=dn)
+    idx = table_index(plan, y, e)
     d = plan.R.take(box)
     d *= plan.table.take(idx)  # A_i R_j
     d &= plan.high  # thr 2^(63-Q)
@@ -484,6 +481,36 @@ def decide(plan, words, extra=None):
     y += off
     z = np.bitwise_xor(y, neg, out=y)  # y (sign 0) or ~y = -(y + 1) (sign 1)
     return box, z, u63, accept, flagged
+
+
+def table_index(plan, y, e):
+    """floor(dn / 2^sh_index), dn = e (a (2 y + e) + b), for int64 arrays y = j w
+    and 0 <= e <= w (``e`` may be overwritten), exactly: directly when the plan
+    bounds dn below 2^63, else in two halves (``_split_bits``)."""
+    if plan.split is not None:
+        c = plan.split
+        t = np.left_shift(y, 1)
+        t += e
+        t *= plan.a
+        t += plan.b  # t = a (2 j w + e) + b <= t_max
+        low = np.bitwise_and(t, (1 << c) - 1)
+        low *= e  # < 2^c 2^lw <= 2^62
+        low >>= c  # floor(t_lo e / 2^c)
+        t >>= c
+        t *= e
+        t += low  # t_hi e + floor(t_lo e / 2^c) <= (t_max >> c) w + w
+        return np.right_shift(t, plan.sh_index - c, out=t)
+    if plan.a:
+        dn = np.left_shift(y, 1)
+        dn += e
+        dn *= plan.a
+        if plan.b:
+            dn += plan.b
+        dn *= e
+    else:
+        dn = np.multiply(e, plan.b, out=e)
+    return np.right_shift(dn, plan.sh_index, out=dn) if plan.sh_index >= 0 else \
+        np.left_shift(dn, -plan.sh_index, out=dn)
 
 
 def _settle(rng, plan, j, z, U):
