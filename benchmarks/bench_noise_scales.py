@@ -208,7 +208,8 @@ def scales_of_configurations(quick):
         scale = (f"2^{np.log2(top):.1f}" if top else "") + \
             (f" (Laplace 2^{np.log2(top_lap):.1f})" if top_lap else "")
         rows.append([name, dl, f"{eps:g}", scale or "no noise drawn", f"{total:,}",
-                     f"{main_loop:,}", f"{now_loop:,}", f"{seconds:.1f}" + (f" {note}" if note else "")])
+                     f"{main_loop:,}", f"{now_loop:,}",
+                     f"{seconds:.1f}" + (f" {note}" if note else "")])
         print(" | ".join(rows[-1]), flush=True)
     return rows
 
@@ -239,7 +240,8 @@ def main():
     per_scale = draws_per_scale(args.quick)
     configs = scales_of_configurations(args.quick)
     text = "\n".join([
-        "# The exact sampler's vectorised range: draws per scale, and which configurations leave it",
+        "# The exact sampler's vectorised range: draws per scale, and which "
+        "configurations leave it",
         "",
         f"Measured by `{command_line('bench_noise_scales.py')}`; see its docstring.",
         "",

@@ -141,3 +141,23 @@ def test_a_wide_tree_draws_on_the_vectorised_path(monkeypatch):
     assert np.all(z == np.rint(z))  # grid points
     # the release's noise has the tree's std (the leaves are zero)
     assert abs(release.std() / tree.noise_std_at(3)[0] - 1) < 0.02
+
+
+@pytest.mark.parametrize("scale", [2.0**27 * 1.1, 2.0**33 * 1.7])
+def test_wide_tails_and_python_settling_keep_the_law(scale, hooks, monkeypatch):
+    # two bits of u and a quarter of the slots for the tail (as in
+    # test_exact_sampler at small scales): tau = 1/16, half the lanes are
+    # settled in Python with the wide law's integers and ~1/16 start a tail
+    hooks(_LANE_BITS=2, _TAIL_SLOTS=2**14)
+    tails = []
+    real = _exact._tail
+    monkeypatch.setattr(_exact, "_tail", lambda *args: tails.append(1) or real(*args))
+    plan = _plan(scale)
+    assert plan.split is not None and plan.tail_num * 16 == 2 ** (_exact._SLOT_BITS + plan.Q)
+    L, s, K = _gaussian_parameters(scale)
+    sigma = math.sqrt(2 ** (L + K) / s)
+    draws = _discrete.discrete_gaussian_vec(np.random.default_rng(5), 40_000, L, s, K)
+    assert _bucket_pvalue(draws, sigma, n_buckets=20) > 1e-4
+    assert _bucket_pvalue(draws, sigma * 1.05, n_buckets=20) < 1e-4
+    # |z| >= B w only comes from tails
+    assert len(tails) > 40_000 / 40 and (np.abs(draws) > plan.B << plan.lw).sum() > 100
