@@ -118,7 +118,7 @@ def test_wide_laws_match_the_discrete_gaussian_and_refute_a_sigma_5_percent_off(
     assert _bucket_pvalue(draws, sigma) > 1e-4
     assert _bucket_pvalue(draws, sigma * 1.05) < 1e-12
     assert _bucket_pvalue(draws, sigma / 1.05) < 1e-12
-    wrong = discrete_noise(np.random.default_rng(42), 400_000, scale * 1.05)
+    wrong = discrete_noise(np.random.default_rng(42), 400_000, scale / 1.05)  # (in range)
     assert _bucket_pvalue(wrong, sigma) < 1e-12
     # symmetric: the sign is a fair coin (k and -k are equally likely)
     assert stats.binomtest(int((draws < 0).sum()), int((draws != 0).sum())).pvalue > 1e-4
