@@ -66,16 +66,19 @@ to 100,000 coordinates at scales 10^4 to 4 10^6. Scales beyond
 ``_VECTOR_LIMIT`` fall back to the scalar samplers below, which use Python
 integers (``random.Random`` seeded with 256 bits of the Generator;
 ``randrange`` is exact rejection on raw bits) and Canonne et al.'s
-Algorithms 1-3, about 100x slower per coordinate.
+Algorithms 1-3, 300-900x slower per coordinate on large draws.
 
 The vectorised range. The estimators' Gaussian scale is sigma = m Delta' /
 gamma in [1025, 2049) m sqrt(d) grid steps (``grid_step``), so it grows with
 the width d and the multiplier m (small epsilon, deep trees, many noisy GD
-steps): 2^17 columns at epsilon 1 need m ~ 14, sigma ~ 2^22.5. Until
-2^22 was the limit, and such streams drew every coordinate in Python
-(431 rows/s for a tree stream on 2^17 columns). ``_exact`` now serves
-every Gaussian scale up to 2^39 in int64 (boxes past 2^22 integers split
-one product in two, ``_exact._split_bits``); the limit is set at 2^36
+steps): a tree stream on 2^17 columns at epsilon 1 asks for sigma ~
+2^23.7, noisy GD on them 2^24-2^26 (docs/benchmarks/noise_scales.md).
+The limit was 2^22, and such runs drew every coordinate in Python
+(431 rows/s for that tree stream; 116x faster now, same run). The BLT
+coarsens its grid to stay below 2^22 and never took the loop. ``_exact``
+now serves every Gaussian scale up to 2^39 in int64 (its box brackets are
+computed on the box index, and boxes of 2^22 integers or more, sigma past
+2^26, split one product in two, ``_exact._split_bits``); the limit is 2^36
 (m sqrt(d) up to ~2^25), where the noise stays below 2^40 grid steps,
 far inside float64's exact integers. Scales below 2^22 draw exactly as
 before (same plans, same words, same outputs). Laplace keeps 2^40 (|k|
@@ -206,7 +209,7 @@ _VECTOR_LIMIT = {"gaussian": 2.0**36, "laplace": 2.0**40}
 
 def fast_scale_limit(noise="gaussian"):
     """Largest scale (grid units) the vectorised sampler serves; beyond it
-    draws fall back to a Python loop about 100x slower per coordinate."""
+    draws fall back to a Python loop, 300-900x slower per coordinate."""
     return _VECTOR_LIMIT[noise]
 
 
