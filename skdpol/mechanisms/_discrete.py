@@ -63,10 +63,27 @@ seen): 0.1-0.2 ms for the 4,277 coordinates of a 10,000 x 90
 ``partial_fit``, 5.5-8.5x (Gaussian) and 3.5-4.5x (Laplace) less than
 Canonne et al.'s Algorithms 2-3 vectorised, measured side by side on 1,000
 to 100,000 coordinates at scales 10^4 to 4 10^6. Scales beyond
-``_VECTOR_LIMIT`` (never reached by the estimators: sigma ~ m 2^10
-sqrt(d)) fall back to the scalar samplers below, which use Python integers
-(``random.Random`` seeded with 256 bits of the Generator; ``randrange`` is
-exact rejection on raw bits) and Canonne et al.'s Algorithms 1-3.
+``_VECTOR_LIMIT`` fall back to the scalar samplers below, which use Python
+integers (``random.Random`` seeded with 256 bits of the Generator;
+``randrange`` is exact rejection on raw bits) and Canonne et al.'s
+Algorithms 1-3, 300-900x slower per coordinate on large draws.
+
+The vectorised range. The estimators' Gaussian scale is sigma = m Delta' /
+gamma in [1025, 2049) m sqrt(d) grid steps (``grid_step``), so it grows with
+the width d and the multiplier m (small epsilon, deep trees, many noisy GD
+steps): a tree stream on 2^17 columns at epsilon 1 asks for sigma ~
+2^23.7, noisy GD on them 2^24-2^26 (docs/benchmarks/noise_scales.md).
+The limit was 2^22, and such runs drew every coordinate in Python
+(431 rows/s for that tree stream; 116x faster now, same run). The BLT
+coarsens its grid to stay below 2^22 and never took the loop. ``_exact``
+now serves every Gaussian scale up to 2^39 in int64 (its box brackets are
+computed on the box index, and boxes of 2^22 integers or more, sigma past
+2^26, split one product in two, ``_exact._split_bits``); the limit is 2^36
+(m sqrt(d) up to ~2^25), where the noise stays below 2^40 grid steps,
+far inside float64's exact integers. Scales below 2^22 draw exactly as
+before (same plans, same words, same outputs). Laplace keeps 2^40 (|k|
+< 2^46, so ``q + Z`` stays exact in float64; the estimators' scale
+m 2^10 d (1..2) reaches it only at d = 2^17 with m > 2^12).
 """
 
 import math
@@ -180,17 +197,19 @@ def _up(x, bits=8):
 # scale 2^L / s, Gaussian variance 2^(L + K) / s.
 
 _SCALE_BITS = 12  # s in [2^12, 2^13): scales rounded up by less than 2^-12 (relative)
-# larger scales use Python integers. Gaussian: below 2^22 every int64
-# intermediate of ``_exact`` stays below 2^58 (its plans check it and would
-# accept up to ~2^25; the BLT sizes its grid against this limit); the
+# larger scales use Python integers. Gaussian: every int64 intermediate of
+# ``_exact`` is checked when its plan is built (plans exist up to 2^39;
+# beyond 2^25 through the split index, ``_exact._split_bits``); the
 # estimators' sigma is ~ m 2^10 sqrt(d) grid steps, 2^20 at m = 3 and
-# d = 10^5. Laplace (scale ~ m 2^10 d for the L1 bound): |k| < 2^46.
-_VECTOR_LIMIT = {"gaussian": 2.0**22, "laplace": 2.0**40}
+# d = 10^5, 2^22.5 at m = 14 and d = 2^17. 2^36 keeps |k| below ~2^40
+# (the tail needs 2^-32 per further 6.7 sigma). Laplace (scale ~ m 2^10 d
+# for the L1 bound): |k| < 2^46.
+_VECTOR_LIMIT = {"gaussian": 2.0**36, "laplace": 2.0**40}
 
 
 def fast_scale_limit(noise="gaussian"):
     """Largest scale (grid units) the vectorised sampler serves; beyond it
-    draws fall back to a Python loop about 100x slower per coordinate."""
+    draws fall back to a Python loop, 300-900x slower per coordinate."""
     return _VECTOR_LIMIT[noise]
 
 

@@ -95,6 +95,27 @@ Each law keeps its own R_j: rho_j = c f(j w) / n_j = rho_ref_j
 exp(-D_j / 2^P), D_j = q(j w) - q_ref(j w) >= 0, bracketed the same way.
 Which plan serves a law is a function of the law alone, so the draws stay a
 function of the generator's state.
+
+Wide boxes (Gaussian sigma past ~2^22). Two products outgrow int64 there,
+and both are rewritten exactly rather than approximated, so every claim
+above holds unchanged (same tables, same bounds, same decisions):
+
+* the brackets need x = q(j w) / 2^P, and q at the core's reach (~7 sigma)
+  passes 2^63 near sigma = 2^22. As w = 2^lw, q(j w) = 2^c N with N = a j^2
+  (c = 2 lw) for the Gaussian and N = a j^2 w + b j (c = lw) otherwise, so
+  x = N / 2^(P - c): the same rational, hence the same bits n, i, r31, from
+  an N of ~30 bits (``_box_poly``). For every law that had a plan before,
+  the brackets, counts, slot table and R_j are the same integers.
+* the index i = floor(dn / 2^(P - b)) needs dn = e t, t = a (2 j w + e) + b,
+  about 2^(2 lw + 21) < 2^63 only up to lw ~ 20 (sigma ~ 2^25). Past that,
+  t = t_hi 2^c + t_lo and i = floor((t_hi e + floor(t_lo e / 2^c)) /
+  2^(P - b - c)), an identity of floors (``_split_bits`` proves it and
+  bounds every term, checked per plan; ``table_index``): the same i.
+
+With lw > 23 the offset leaves fewer than 24 bits of the word for U, so u
+comes from half of a second word (``two_words``, as for wide Laplace boxes).
+Plans exist up to sigma ~ 2^39 (refused beyond: t_hi e would pass 2^63);
+``_discrete`` uses them up to 2^36.
 """
 
 import math
@@ -161,7 +182,7 @@ class Plan:
     """Everything ``decide`` needs for one law (``make_plan``)."""
 
     __slots__ = ("a", "b", "P", "lw", "Q", "two_words", "window", "flag_all", "B", "C",
-                 "counts", "slot_table", "R", "table_bits", "table", "sh_index",
+                 "counts", "slot_table", "R", "table_bits", "table", "sh_index", "split",
                  "high", "limit", "rate", "tail_num", "tail_window", "r_slack")
 
     def q(self, y):
@@ -207,8 +228,10 @@ def _brackets(a, b, P, lw, count):
     <= (2^31 - r31 + 1) 2^-31 with r31 = floor(r 2^31), r^2 / 2 < 2^-33. The
     products are floored below and ceiled above after each factor (every
     product < 2^63); the relative width is ~2^-28."""
-    y = np.arange(count, dtype=np.int64) << lw
-    N = a * y * y + b * y  # q(j w): the caller checks it stays below 2^63
+    # q(j w) / 2^P = N / 2^P' with N = q(j w) / 2^c, an integer polynomial in j
+    # (``_box_poly``): the same rational, so the same bits below, with an int64 N
+    # at scales where q(j w) itself would pass 2^63 (the caller checks N's reach)
+    N, P = _box_poly(a, b, P, lw, np.arange(count, dtype=np.int64))
     n = N >> P
     if P >= 16:
         i = (N >> (P - 16)) & 0xFFFF
@@ -224,6 +247,21 @@ def _brackets(a, b, P, lw, count):
     lo = (lo * ((1 << 31) - r31 - 1)) >> 31
     hi = -((-hi * ((1 << 31) - r31 + 1)) >> 31)
     return lo, hi, k
+
+
+def _box_poly(a, b, P, lw, j):
+    """(N, P') with q(j w) / 2^P = N / 2^P' exactly: q(j w) = a j^2 w^2 + b j w
+    = 2^c N, c = 2 lw and N = a j^2 when b = 0, else c = lw and N = a j^2 w + b j;
+    P' = P - c. ``j`` is an int or an int64 array (then N's reach is the caller's
+    to check, ``_box_reach``)."""
+    if b == 0:
+        return a * j * j, P - 2 * lw
+    return (a << lw) * j * j + b * j, P - lw
+
+
+def _box_reach(a, b, P, lw, j):
+    """N of ``_box_poly`` at box j, in Python integers (checked against _INT64_MAX)."""
+    return _box_poly(a, b, P, lw, int(j))[0]
 
 
 class Shape:
@@ -242,7 +280,7 @@ def _shape(a, b, P, lw, tail_num, tail_pow):
     # (hi <= tail_num 2^(31 + k - tail_pow); a shift below 0 means f > 2^-31 > tau)
     reach = (tail_pow - math.log2(tail_num) + 1) * 0.7  # x(y) there exceeds ln(1 / tau)
     count = 2 + int(math.sqrt(reach * 2**P / a) / w if a else reach * 2**P / b / w)
-    if count > 2**14 or a * ((count - 1) << lw) ** 2 + b * ((count - 1) << lw) > _INT64_MAX:
+    if count > 2**14 or _box_reach(a, b, P, lw, count - 1) > _INT64_MAX:
         return None
     lo, hi, k = _brackets(a, b, P, lw, count)
     s = 31 + k - tail_pow
@@ -326,8 +364,7 @@ def make_plan(a, b, P):
     w = 1 << lw
     plan.R, plan.r_slack = shape.R, shape.r_slack
     if (a_ref, b_ref) != (a, b):
-        top = (B - 1) << lw
-        if (a - a_ref) * top * top + (b - b_ref) * top > _INT64_MAX:
+        if _box_reach(a - a_ref, b - b_ref, P, lw, B - 1) > _INT64_MAX:
             return None
         lo, hi, k = _brackets(a - a_ref, b - b_ref, P, lw, B)
         R = shape.R[:B]
@@ -338,13 +375,18 @@ def make_plan(a, b, P):
     # dn = q(|z|) - q(j w) = e (a (2 j w + e) + b) <= w (a (2 (B + 1) w + w) + b)
     # for every slot (j <= B + 1, e <= w): the table reaches its index
     dn_max = w * (a * (2 * (B + 1) * w + w) + b)
-    if max(dn_max, (B + 3) << (lw + 1)) > _INT64_MAX:
+    if (B + 3) << (lw + 1) > _INT64_MAX:
         return None
     tb = _TABLE_BITS
     while tb and _index(dn_max, P - tb) >= _TABLE_SIZE:
         tb -= 1
     plan.table_bits, plan.sh_index = tb, P - tb
     plan.table = exp_table(_index(dn_max, P - tb) + 1, tb)
+    plan.split = None
+    if dn_max > _INT64_MAX:  # wide boxes: dn itself needs more than 63 bits
+        plan.split = _split_bits(dn_max // w, lw, plan.sh_index)
+        if plan.split is None:
+            return None
     # 2^63 p < (A_i + 2^(31-b) + 1)(R_j + r_slack) <= A_i R_j + slack (A_i < 2^31, R_j <= 2^32)
     top = (1 << (31 - tb)) + 1
     slack = (top << 32) + plan.r_slack * ((1 << 31) + top)
@@ -357,6 +399,26 @@ def make_plan(a, b, P):
     ratio = math.sqrt(a_ref / a) if a else b_ref / b
     plan.rate = min(max(shape.rate * ratio, 0.05), 1.0)
     return plan
+
+
+def _split_bits(t_max, lw, sh):
+    """c for the wide boxes' index floor(t e / 2^sh), or None if even split it
+    could overflow int64 (``decide``, ``_WIDE`` notes).
+
+    dn = t e with t = a (2 j w + e) + b <= t_max and 0 <= e <= w = 2^lw. With
+    t = t_hi 2^c + t_lo (0 <= t_lo < 2^c) and c <= sh,
+
+        floor(t e / 2^sh) = floor((t_hi e + floor(t_lo e / 2^c)) / 2^(sh - c)),
+
+    exactly: t e / 2^sh = (t_hi e + t_lo e / 2^c) / 2^(sh - c), and for an
+    integer X and a real x >= 0, floor((X + x) / 2^m) = floor(floor(X + x) / 2^m)
+    = floor((X + floor(x)) / 2^m). Every int64 intermediate is bounded: t <=
+    t_max, t_lo e < 2^c 2^lw <= 2^62 with c = min(62 - lw, sh), and t_hi e +
+    floor(t_lo e / 2^c) <= (t_max >> c) w + w, all checked here."""
+    c = min(62 - lw, sh)
+    if c < 0 or t_max > _INT64_MAX or ((t_max >> c) + 1) << lw > _INT64_MAX:
+        return None
+    return c
 
 
 def _index(dn, shift):
@@ -404,17 +466,7 @@ def decide(plan, words, extra=None):
         u63 = np.bitwise_and(w64, 2**63 - 1)  # U 2^(63-Q) + bits below
     y = np.left_shift(box, lw, dtype=np.int64)  # j w
     e = np.subtract(off, neg)  # |z| - j w
-    if plan.a:
-        dn = np.left_shift(y, 1)
-        dn += e
-        dn *= plan.a
-        if plan.b:
-            dn += plan.b
-        dn *= e
-    else:
-        dn = np.multiply(e, plan.b, out=e)
-    idx = np.right_shift(dn, plan.sh_index, out=dn) if plan.sh_index >= 0 else \
-        np.left_shift(dn, -plan.sh_index, out=dn)
+    idx = table_index(plan, y, e)
     d = plan.R.take(box)
     d *= plan.table.take(idx)  # A_i R_j
     d &= plan.high  # thr 2^(63-Q)
@@ -429,6 +481,36 @@ def decide(plan, words, extra=None):
     y += off
     z = np.bitwise_xor(y, neg, out=y)  # y (sign 0) or ~y = -(y + 1) (sign 1)
     return box, z, u63, accept, flagged
+
+
+def table_index(plan, y, e):
+    """floor(dn / 2^sh_index), dn = e (a (2 y + e) + b), for int64 arrays y = j w
+    and 0 <= e <= w (``e`` may be overwritten), exactly: directly when the plan
+    bounds dn below 2^63, else in two halves (``_split_bits``)."""
+    if plan.split is not None:
+        c = plan.split
+        t = np.left_shift(y, 1)
+        t += e
+        t *= plan.a
+        t += plan.b  # t = a (2 j w + e) + b <= t_max
+        low = np.bitwise_and(t, (1 << c) - 1)
+        low *= e  # < 2^c 2^lw <= 2^62
+        low >>= c  # floor(t_lo e / 2^c)
+        t >>= c
+        t *= e
+        t += low  # t_hi e + floor(t_lo e / 2^c) <= (t_max >> c) w + w
+        return np.right_shift(t, plan.sh_index - c, out=t)
+    if plan.a:
+        dn = np.left_shift(y, 1)
+        dn += e
+        dn *= plan.a
+        if plan.b:
+            dn += plan.b
+        dn *= e
+    else:
+        dn = np.multiply(e, plan.b, out=e)
+    return np.right_shift(dn, plan.sh_index, out=dn) if plan.sh_index >= 0 else \
+        np.left_shift(dn, -plan.sh_index, out=dn)
 
 
 def _settle(rng, plan, j, z, U):

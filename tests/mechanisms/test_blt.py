@@ -136,19 +136,21 @@ def test_the_noise_has_the_predicted_std_and_the_stream_one_gaussian_event(sampl
 
 
 def test_long_wide_streams_keep_the_fast_sampler_at_a_small_price(monkeypatch):
-    # 2,000 steps of 4,000 coordinates: the fine grid would need a scale past
-    # the vectorised sampler's range (a Python loop, ~100x slower per draw)
+    # 2,000 steps of 4,000 coordinates: the fine grid needs a scale past 2^22
+    # grid steps; with the target lowered there (the sampler's range until
+    # it served 2^36) the grid coarsens, at a small price here
     import skdpol.mechanisms._blt as blt_module
     from skdpol.mechanisms._discrete import fast_scale_limit
 
     kwargs = dict(dim=4000, sensitivity=1.5, noise_multiplier=3.0, horizon=2000,
                   rng=np.random.default_rng(0))
-    coarse = BLTPrefixSum(**kwargs)
-    monkeypatch.setattr(blt_module, "fast_scale_limit", lambda noise="gaussian": math.inf)
+    assert blt_module._GRID_SCALE_TARGET == fast_scale_limit() == 2.0**36
     fine = BLTPrefixSum(**kwargs)
+    monkeypatch.setattr(blt_module, "_GRID_SCALE_TARGET", 2.0**22)
+    coarse = BLTPrefixSum(**kwargs)
     fine_scale = fine.noise_multiplier * fine._grid_sensitivity
     coarse_scale = coarse.noise_multiplier * coarse._grid_sensitivity
-    assert fine_scale >= fast_scale_limit() > coarse_scale
+    assert fast_scale_limit() > fine_scale >= 2.0**22 > coarse_scale
     assert coarse._step_size > fine._step_size
     # the price: the noise std grows by under 1 %; the cost is the same event
     assert 1.0 <= coarse.noise_std / fine.noise_std < 1.01

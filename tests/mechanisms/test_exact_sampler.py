@@ -139,7 +139,11 @@ def test_box_brackets_hold_the_exact_value_tightly(a, b, P, lw):
 
 # ------------------------------------------------------------------ the plan
 PLANS = [("gaussian", 0.7), ("gaussian", 6.0), ("gaussian", 1e4), ("gaussian", 4e6),
-         ("laplace", 0.7), ("laplace", 6.0), ("laplace", 1e4), ("laplace", 1e9)]
+         ("laplace", 0.7), ("laplace", 6.0), ("laplace", 1e4), ("laplace", 1e9),
+         # wide boxes (module notes): formerly refused, split index on one word,
+         # on two words, the edge of the vectorised range
+         ("gaussian", 2.0**23 * 1.3), ("gaussian", 2.0**27 * 1.1), ("gaussian", 2.0**33 * 1.7),
+         ("gaussian", 2.0**36 * 0.999)]
 
 
 @pytest.mark.parametrize("noise, scale", PLANS)
