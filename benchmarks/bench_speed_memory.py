@@ -29,9 +29,11 @@ Writes docs/benchmarks/speed_memory.md (not with --quick, unless --out).
 """
 
 import argparse
+import copy
 import cProfile
 import gc
 import io
+import math
 import os
 import pickle
 import pstats
@@ -52,6 +54,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor  # noqa: E402
 from skdpol.mechanisms._discrete import discrete_noise  # noqa: E402
 from skdpol.online._ftl import float_rows  # noqa: E402
+from skdpol.online._lsq import _syrk, _uncopied_leaf  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "benchmarks" / "speed_memory.md"
 EPSILON = 1.0
@@ -251,6 +254,99 @@ def components(n, d, chunk, repeats, bounds):
     return md_table(["BLAS", f"part of one {chunk:,} x {d} chunk", "ms (median)"], lines)
 
 
+def classifier_components(n, d, chunk, repeats, bounds):
+    """Per-chunk cost of the classifier's default stream ("ls") and its floor,
+    each part timed alone (ms, medians), BLAS limited to one thread."""
+    delta, data_norm = bounds[2], bounds[3]
+    X, y, _ = make_stream(2 * chunk, d, seed=3)
+    inside = np.einsum("ij,ij->i", X, X) <= data_norm**2 * (1 - 1e-9)  # no row to clip
+    Xc, yc = X[inside][:chunk], (y[inside][:chunk] > 0).astype(int)
+    X_out = Xc.copy()
+    X_out[0] *= 100.0  # one row beyond data_norm: its round is summed from a copy
+    est = PrivateOnlineLogistic(epsilon=EPSILON, delta=delta, data_norm=data_norm,
+                                horizon=None, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(5):  # a stream some calls in: its Gram positive definite (Cholesky)
+            est.partial_fit(Xc, yc, classes=[0, 1])
+    stream = est._stream
+    ls, units = stream.algorithm, stream.units
+    encoded = est._encode(yc)
+    rows = units.lazy_rows(Xc)
+    assert _uncopied_leaf(ls, rows, ls._coded(encoded)) is not None, "no row may clip here"
+    copied = units.rows(Xc)  # the previous path: the unit rows written out
+    rows_out = units.lazy_rows(X_out)
+    assert _uncopied_leaf(ls, rows_out, ls._coded(encoded)) is None
+    leaf = ls.leaf(rows, encoded)
+    live = {"_stream": stream, "_rng": est._rng}
+
+    def step():  # one BLT step on a checkpoint (the live mechanism is not advanced)
+        copy.copy(ls._tree).add(leaf, 1)
+
+    def call():  # a whole later call, on a checkpoint of the stream
+        clone = copy.copy(est)
+        clone._stream = stream.checkpoint({})
+        clone.partial_fit(Xc, yc)
+
+    lines = []
+    with threadpool_limits(limits=1):
+        sgd = SGDClassifier().partial_fit(Xc, yc, classes=[0, 1])
+        parts = [
+            ("validate_data as a later chunk runs it", lambda: est._validate_chunk(Xc, yc, False)),
+            ("labels encoded (+-1)", lambda: est._encode(yc)),
+            ("row norms: is any row to clip? (UnitSpace.lazy_rows, no copy)",
+             lambda: units.lazy_rows(Xc)),
+            (f"**Gram alone**: BLAS syrk of the caller's {chunk:,} x {d} rows",
+             lambda: _syrk(1.0, Xc.T, trans=0)),
+            ("the whole leaf (Gram, [1, y] products, scaling, packing)",
+             lambda: ls.leaf(rows, encoded)),
+            ("a round with one row to clip: the leaf of a copy of its unit rows",
+             lambda: ls.leaf(rows_out, encoded)),
+            (f"**one BLT step**: {ls._tree.dim:,} exact discrete Gaussian draws and buffers "
+             "(a draw block every other call; averaged)", step),
+            ("**the solve** of the published model (two Cholesky of 55 x 55)", ls._publish),
+            ("the cost stated (event)", ls.event),
+            ("the transaction's copy: checkpoint (now)",
+             lambda: {"_stream": stream.checkpoint({}), "_rng": copy.deepcopy(est._rng)}),
+            ("(before) the transaction's deep copy", lambda: copy.deepcopy(live)),
+            ("(before) the unit rows copied (UnitSpace.rows: scale, clip, constant column)",
+             lambda: units.rows(Xc)),
+            (f"(before) the leaf of the copied rows (X.T @ X of {chunk:,} x {d + 1})",
+             lambda: ls.leaf(copied, encoded)),
+            ("the whole partial_fit call (on a checkpoint of the stream)", call),
+            ("(reference) SGDClassifier().partial_fit of the chunk",
+             lambda: sgd.partial_fit(Xc, yc)),
+        ]
+        for _, fn in parts:
+            fn()  # warm
+        medians = interleaved_median_ms([f for _, f in parts], repeats)
+    ms = dict(zip((label for label, _ in parts), medians))
+    for (label, _), value in zip(parts, medians):
+        lines.append([label, f"{value:.3f}"])
+    sgd_ms = medians[-1]
+    floor = sum(v for k, v in ms.items() if k.startswith("**"))  # Gram, BLT step, solve
+    table = md_table([f"part of one {chunk:,} x {d} chunk (BLAS 1 thread)", "ms (median)"],
+                     lines)
+    gram = next(v for k, v in ms.items() if k.startswith("**Gram"))
+    # a float32 Gram's worst-case rounding bound (float_leaf_sensitivity's E
+    # with u = 2^-24), in units of the leaf's sensitivity: why it is no way out
+    g32 = (2 * chunk + 8) * 2.0**-24 / (1 - (2 * chunk + 8) * 2.0**-24)
+    e32 = g32 * chunk * math.hypot(ls.row_bound**2 / ls.V_scale, ls.row_bound / ls.u_scale)
+    if floor >= sgd_ms:
+        verdict = (f"So 1x `SGDClassifier` at d = {d} is out of reach of any stream that "
+                   "sums a d x d Gram of every row, however lean its shell; what would "
+                   "reach it changes the guarantee or the model: a float32 Gram (its "
+                   f"worst-case rounding, 2 E = {2 * e32:.2g} times the leaf's sensitivity "
+                   f"at rounds of {chunk:,} rows, would swamp the noise calibration), or "
+                   "an O(n d) stream (\"ftrl\" runs at about 1.1x but is behind \"ls\" "
+                   "on Adult and credit default, `docs/benchmarks/stream.md`).")
+    else:
+        verdict = ("The floor alone is under SGD's call here; the rest of a call is "
+                   "what separates the two.")
+    return table, {"floor": floor, "sgd": sgd_ms, "call": medians[-2], "gram": gram,
+                   "verdict": verdict}
+
+
 # ---------------------------------------------------------------------- memory
 def stream_chunks(T, d, chunk, seed=0):
     rng = np.random.default_rng(seed)
@@ -374,6 +470,9 @@ def main(argv=None):
     print("components", flush=True)
     c_table = components(n, d, chunk, part_repeats, bounds)
     print(c_table)
+    print("classifier components", flush=True)
+    cc_table, cc = classifier_components(n, d_clf, chunk, part_repeats, bounds)
+    print(cc_table)
     print(f"memory: d = {d_mem}, T in {Ts}, chunks of {chunk_mem:,}", flush=True)
     m_table, _ = memory(Ts, d_mem, chunk_mem)
     print(m_table)
@@ -452,15 +551,46 @@ drawn in blocks of ~4,096 coordinates, one block every ~45 rounds, a few
 percent of the step) and ~10 vector updates (momentum, step, average): about
 40 small numpy calls a round, whose call overhead, not arithmetic, is the
 cost; SGD's Cython loop has none. The classifier's "ls" is one round per
-call, and its d x d Gram `X.T @ X` of the call's {chunk:,} x {d_clf + 1}
-unit rows (O(n d^2), against SGD's O(n d)) is most of a call by itself, then
-the unit rows' copy and the solve of each published model (two Cholesky
-factorisations of a (d + 1) x (d + 1) matrix); with the default 2 BLAS
-threads on this shared 2-core machine the Gram is slow and erratic.
+call, and its d x d Gram of the call's {chunk:,} x {d_clf} rows (O(n d^2),
+against SGD's O(n d); summed from the caller's rows, uncopied, since this
+page's last update) is most of a call by itself: the next section. With
+the default 2 BLAS threads on this shared 2-core machine the Gram is slow
+and erratic.
 
 The "coef_ read after every chunk" row reads the published model after every
 call (with "ftrl-momentum" the model is already there; with "ftl" the solve
 ran lazily on the first read).
+
+## Where a chunk of the classifier's default stream ("ls") goes, and its floor
+
+Each part timed alone on one {chunk:,} x {d_clf} chunk (BLAS limited to one
+thread; the same chunk every time, so its rows are in cache: in the stream
+each chunk is read from memory, which makes the Gram ~15 % dearer), the
+parts in turn within each repeat, in the same run (medians of
+{part_repeats}). Rows marked "(before)" are the parts this release removed
+from a call: the copy of the unit rows (scaled, clipped, the constant
+column appended) and its Gram, and the deep copy of the stream a call
+takes so that a failed call changes nothing (now a checkpoint: `ls`
+replaces its arrays instead of writing them in place).
+
+{cc_table}
+
+The floor of a call is what no implementation of this stream avoids: the
+Gram, one BLT step's noise and the solve of the published model,
+**{cc["floor"]:.2f} ms**, against SGD's whole call, **{cc["sgd"]:.2f} ms**
+(its own validation included): {cc["sgd"] / cc["floor"]:.2f}x at best; the
+Gram alone is {cc["gram"] / cc["sgd"]:.0%} of SGD's call. A call of "ls"
+adds what SGD also does (validation, label encoding) and what any private
+stream adds (the row norms that clipping needs, the transaction's copy, the
+cost stated, the published model): {cc["call"]:.2f} ms a call here,
+{cc["sgd"] / cc["call"]:.2f}x. {cc["verdict"]}
+
+The rows are summed in float64 from the caller's chunk (`X^T X` times
+the public scale squared, `1^T X`, `y^T X`); a round with a row to clip
+sums a copy of its unit rows instead. The rounding bound of this sum is
+derived next to the code (`skdpol/online/_lsq.py`, "Uncopied rounds") and
+lies inside the one the leaf's sensitivity already carried, so the noise is
+unchanged; the released models move in their last bits only.
 
 ## Where a chunk of the regressor's `algorithm="ftl"` goes (PQFTL, the default before issue 31)
 
