@@ -49,7 +49,8 @@ scales s_V = 2 R^2, s_u = 2 R M that is sqrt(9/8) ~ 1.061, for any number of
 classes (one-vs-rest would pay sqrt(k)). The sums are float64 sums of the
 round's rows (of the caller's rows, uncopied, when no row is clipped: see
 "Uncopied rounds" below), so the sensitivity handed to the prefix sums is
-raised by their worst-case rounding error exactly as PQFTL's float leaves (:func:`._ftl_float.float_leaf_sensitivity`; its u-block error
+raised by their worst-case rounding error exactly as PQFTL's float leaves
+(:func:`._ftl_float.float_leaf_sensitivity`; its u-block error
 term sums ||v_i|| |y_i| over the round, which is <= b R M for label vectors
 too). A replaced row changes one round's leaf and nothing else, so the whole
 stream of releases is one run of the prefix-sum mechanism: its event is the
