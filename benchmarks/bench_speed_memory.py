@@ -29,9 +29,11 @@ Writes docs/benchmarks/speed_memory.md (not with --quick, unless --out).
 """
 
 import argparse
+import copy
 import cProfile
 import gc
 import io
+import math
 import os
 import pickle
 import pstats
@@ -53,6 +55,7 @@ from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor  # noqa: E402
 from skdpol.online import momentum_round  # noqa: E402
 from skdpol.mechanisms._discrete import discrete_noise  # noqa: E402
 from skdpol.online._ftl import float_rows  # noqa: E402
+from skdpol.online._lsq import _syrk, _uncopied_leaf  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "benchmarks" / "speed_memory.md"
 EPSILON = 1.0
@@ -78,6 +81,17 @@ def make_stream(n, d, noise=0.1, seed=0):
 
 def fmt_rate(x):
     return f"{x:,.0f}"
+
+
+def interleaved_min_ms(fns, repeats):
+    """Minimum ms of each of ``fns``, timed in turn within each repeat."""
+    times = [[] for _ in fns]
+    for _ in range(repeats):
+        for fn, t in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - t0)
+    return [1e3 * min(t) for t in times]
 
 
 def interleaved_median_ms(fns, repeats):
@@ -252,6 +266,125 @@ def components(n, d, chunk, repeats, bounds):
     return md_table(["BLAS", f"part of one {chunk:,} x {d} chunk", "ms (median)"], lines)
 
 
+def classifier_components(n, d, chunk, repeats, bounds):
+    """Per-chunk cost of the classifier's default stream ("ls") and its floor,
+    each part timed alone (ms, medians), BLAS limited to one thread."""
+    delta, data_norm = bounds[2], bounds[3]
+    X, y, _ = make_stream(2 * chunk, d, seed=3)
+    inside = np.einsum("ij,ij->i", X, X) <= data_norm**2 * (1 - 1e-9)  # no row to clip
+    Xc, yc = X[inside][:chunk], (y[inside][:chunk] > 0).astype(int)
+    X_out = Xc.copy()
+    X_out[0] *= 100.0  # one row beyond data_norm: its round is summed from a copy
+    est = PrivateOnlineLogistic(epsilon=EPSILON, delta=delta, data_norm=data_norm,
+                                horizon=n, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(5):  # a stream some calls in: its Gram positive definite (Cholesky)
+            est.partial_fit(Xc, yc, classes=[0, 1])
+    stream = est._stream
+    ls, units = stream.algorithm, stream.units
+    encoded = est._encode(yc)
+    rows = units.lazy_rows(Xc)
+    assert _uncopied_leaf(ls, rows, ls._coded(encoded)) is not None, "no row may clip here"
+    copied = units.rows(Xc)  # the previous path: the unit rows written out
+    rows_out = units.lazy_rows(X_out)
+    assert _uncopied_leaf(ls, rows_out, ls._coded(encoded)) is None
+    leaf = ls.leaf(rows, encoded)
+    live = {"_stream": stream, "_rng": est._rng}
+
+    # the BLT draws its noise two steps at a time: one step that draws the
+    # block and one that takes the block's second row, each on a copy
+    drawn = copy.copy(ls._tree)
+    if drawn._pool.shape[0] == 0:
+        drawn.add(leaf, 1)
+    empty = copy.copy(drawn)
+    empty.add(leaf, 1)
+    assert drawn._pool.shape[0] == 1 and empty._pool.shape[0] == 0
+
+    def step():  # two BLT steps (halved below): the live mechanism is not advanced
+        copy.copy(empty).add(leaf, 1)
+        copy.copy(drawn).add(leaf, 1)
+
+    def call():  # a whole later call, on a checkpoint of the stream
+        clone = copy.copy(est)
+        clone._stream = stream.checkpoint({})
+        clone.partial_fit(Xc, yc)
+
+    lines = []
+    with threadpool_limits(limits=1):
+        sgd = SGDClassifier().partial_fit(Xc, yc, classes=[0, 1])
+        parts = [
+            ("validate_data as a later chunk runs it", lambda: est._validate_chunk(Xc, yc, False)),
+            ("labels encoded (+-1)", lambda: est._encode(yc)),
+            ("row norms: is any row to clip? (UnitSpace.lazy_rows, no copy)",
+             lambda: units.lazy_rows(Xc)),
+            (f"**Gram alone**: BLAS syrk of the caller's {chunk:,} x {d} rows",
+             lambda: _syrk(1.0, Xc.T, trans=0)),
+            ("the whole leaf (Gram, [1, y] products, scaling, packing)",
+             lambda: ls.leaf(rows, encoded)),
+            ("a round with one row to clip: the leaf of a copy of its unit rows",
+             lambda: ls.leaf(rows_out, encoded)),
+            (f"**one BLT step**: {ls._tree.dim:,} exact discrete Gaussian draws and buffers "
+             "(drawn two steps at a time: the mean of the two steps)", step),
+            ("**the solve** of the published model (two Cholesky of 55 x 55)", ls._publish),
+            ("the cost stated (event)", ls.event),
+            ("the transaction's copy: checkpoint (now)",
+             lambda: {"_stream": stream.checkpoint({}), "_rng": copy.deepcopy(est._rng)}),
+            ("(before) the transaction's deep copy", lambda: copy.deepcopy(live)),
+            ("(before) the unit rows copied (UnitSpace.rows: scale, clip, constant column)",
+             lambda: units.rows(Xc)),
+            (f"(before) the leaf of the copied rows (X.T @ X of {chunk:,} x {d + 1})",
+             lambda: ls.leaf(copied, encoded)),
+            ("the whole partial_fit call (on a checkpoint of the stream)", call),
+            ("(reference) SGDClassifier().partial_fit of the chunk",
+             lambda: sgd.partial_fit(Xc, yc)),
+        ]
+        for _, fn in parts:
+            fn()  # warm
+        # minima, not medians: each part's cost without another tenant's job
+        # preempting it (on this shared machine the medians of the short parts
+        # are mostly the other jobs' time slices)
+        medians = interleaved_min_ms([f for _, f in parts], repeats)
+    medians = [m / 2 if fn is step else m for m, (_, fn) in zip(medians, parts)]
+    ms = dict(zip((label for label, _ in parts), medians))
+    for (label, _), value in zip(parts, medians):
+        lines.append([label, f"{value:.3f}"])
+    sgd_ms = medians[-1]
+    floor = sum(v for k, v in ms.items() if k.startswith("**"))  # Gram, BLT step, solve
+    table = md_table([f"part of one {chunk:,} x {d} chunk (BLAS 1 thread)",
+                      f"ms (minimum of {repeats})"],
+                     lines)
+    gram = next(v for k, v in ms.items() if k.startswith("**Gram"))
+    # a float32 Gram's worst-case rounding bound (float_leaf_sensitivity's E
+    # with u = 2^-24), in units of the leaf's sensitivity: why it is no way out
+    g32 = (2 * chunk + 8) * 2.0**-24 / (1 - (2 * chunk + 8) * 2.0**-24)
+    e32 = g32 * chunk * math.hypot(ls.row_bound**2 / ls.V_scale, ls.row_bound / ls.u_scale)
+    # what every call must also do: validate (SGD too), encode the labels, and
+    # test every row's norm (clipping, the privacy bound)
+    needed = floor + sum(v for k, v in ms.items()
+                         if k.startswith(("validate_data", "labels encoded", "row norms")))
+    way_out = ("what would reach it changes the guarantee or the model: a float32 "
+               f"Gram (its worst-case rounding, 2 E = {2 * e32:.2g} times the leaf's "
+               f"sensitivity at rounds of {chunk:,} rows, would swamp the noise "
+               "calibration), or an O(n d) stream (\"ftrl\" runs at about 1.1x but is "
+               "behind \"ls\" on Adult and credit default, `docs/benchmarks/stream.md`).")
+    if needed >= sgd_ms:
+        verdict = (f"With the validation, the label encoding and the row norms that "
+                   f"clipping needs, a call can take no less than {needed:.2f} ms: "
+                   f"{sgd_ms / needed:.2f}x at best (minima of the parts; the throughput "
+                   "table's ratios are medians of whole streams, another measure), however "
+                   "lean the rest of its shell. "
+                   f"So 1x `SGDClassifier` at d = {d} is out of reach of a stream that sums "
+                   f"a d x d Gram of every row; " + way_out)
+    else:
+        verdict = (f"With the validation, the label encoding and the row norms that "
+                   f"clipping needs, a call can take no less than {needed:.2f} ms "
+                   f"({sgd_ms / needed:.2f}x): the rest of the shell is what separates "
+                   "the two here.")
+    return table, {"floor": floor, "sgd": sgd_ms, "call": medians[-2], "gram": gram,
+                   "verdict": verdict}
+
+
 # ---------------------------------------------------------------------- memory
 def stream_chunks(T, d, chunk, seed=0):
     rng = np.random.default_rng(seed)
@@ -375,6 +508,9 @@ def main(argv=None):
     print("components", flush=True)
     c_table = components(n, d, chunk, part_repeats, bounds)
     print(c_table)
+    print("classifier components", flush=True)
+    cc_table, cc = classifier_components(n, d_clf, chunk, part_repeats, bounds)
+    print(cc_table)
     print(f"memory: d = {d_mem}, T in {Ts}, chunks of {chunk_mem:,}", flush=True)
     m_table, _ = memory(Ts, d_mem, chunk_mem)
     print(m_table)
@@ -459,15 +595,47 @@ cost; SGD's Cython loop has none. That is why a horizon past 100,000 rows
 takes bigger rounds (rounds of 100 ran at 0.5-0.7x SGD here;
 docs/benchmarks/momentum_rounds.md measures what rounds of 100, 200 and 400
 rows cost the model). The classifier's "ls" is one round per
-call, and its d x d Gram `X.T @ X` of the call's {chunk:,} x {d_clf + 1}
-unit rows (O(n d^2), against SGD's O(n d)) is most of a call by itself, then
-the unit rows' copy and the solve of each published model (two Cholesky
-factorisations of a (d + 1) x (d + 1) matrix); with the default 2 BLAS
-threads on this shared 2-core machine the Gram is slow and erratic.
+call, and its d x d Gram of the call's {chunk:,} x {d_clf} rows (O(n d^2),
+against SGD's O(n d); summed from the caller's rows, uncopied) is most of a
+call by itself: the next section. With the default 2 BLAS threads on this
+shared 2-core machine the Gram is slow and erratic.
 
 The "coef_ read after every chunk" row reads the published model after every
 call (with "ftrl-momentum" the model is already there; with "ftl" the solve
 ran lazily on the first read).
+
+## Where a chunk of the classifier's default stream ("ls") goes, and its floor
+
+Each part timed alone on one {chunk:,} x {d_clf} chunk (BLAS limited to one
+thread; the same chunk every time, so its rows are in cache: in the stream
+each chunk is read from memory, which makes the Gram ~15 % dearer), the
+parts in turn within each repeat, in the same run; the minimum of
+{part_repeats} (each part's cost when no other tenant's job preempts it: on
+this shared machine the medians of short parts are mostly other jobs' time
+slices). Rows marked "(before)" are the parts this release removed
+from a call: the copy of the unit rows (scaled, clipped, the constant
+column appended) and its Gram, and the deep copy of the stream a call
+takes so that a failed call changes nothing (now a checkpoint: `ls`
+replaces its arrays instead of writing them in place).
+
+{cc_table}
+
+The floor of a call is what no implementation of this stream avoids: the
+Gram, one BLT step's noise and the solve of the published model,
+**{cc["floor"]:.2f} ms**, against SGD's whole call, **{cc["sgd"]:.2f} ms**
+(its own validation included): {cc["sgd"] / cc["floor"]:.2f}x at best; the
+Gram alone is {cc["gram"] / cc["sgd"]:.0%} of SGD's call. A call of "ls"
+adds what SGD also does (validation, label encoding) and what any private
+stream adds (the row norms that clipping needs, the transaction's copy, the
+cost stated, the published model): {cc["call"]:.2f} ms a call here,
+{cc["sgd"] / cc["call"]:.2f}x. {cc["verdict"]}
+
+The rows are summed in float64 from the caller's chunk (`X^T X` times
+the public scale squared, `1^T X`, `y^T X`); a round with a row to clip
+sums a copy of its unit rows instead. The rounding bound of this sum is
+derived next to the code (`skdpol/online/_lsq.py`, "Uncopied rounds") and
+lies inside the one the leaf's sensitivity already carried, so the noise is
+unchanged; the released models move in their last bits only.
 
 ## Where a chunk of the regressor's `algorithm="ftl"` goes (PQFTL, the default before issue 31)
 

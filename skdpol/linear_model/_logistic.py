@@ -327,7 +327,8 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         if first_call:
             algorithm = self._algorithm_for(stream=True)
             check_width(algorithm, X.shape[1] + self.fit_intercept)
-            # ftrl / ftal rounds only take gradient sums: their rows stay uncopied
+            # ftrl / ftal rounds only take gradient sums, ls sums a Gram of the
+            # caller's rows: their rows stay uncopied
             lazy = CLASSIFIER in ALGORITHMS[algorithm].lazy_rows
             stream = self._new_stream(GradientStream, X.shape[0], rows="lazy" if lazy else "copy")
             if inherited and getattr(self, "_classes_inferred", False):

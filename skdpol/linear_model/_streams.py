@@ -18,7 +18,8 @@ Two kinds behind one interface (:class:`LinearStream`):
   mapped (copied, or uncopied :class:`~skdpol.linear_model._rows.UnitRows`),
   labels mapped, then the algorithm's ``learn``. The classifier's "ls"
   (:mod:`skdpol.online._lsq`, a sufficient-statistic algorithm) takes the
-  same path: it sums copied unit rows and encoded labels in rounds.
+  same path: it sums uncopied rows (``UnitRows``: one Gram of the
+  caller's rows per round) and encoded labels in rounds.
 
 The stream object, its algorithm and the estimator's generator are the
 curator state (:data:`skdpol.utils._state.LIVE_STATE`): deep-copied together
@@ -144,6 +145,24 @@ class StreamState:
             self.release_every = release_every
         if horizon is not None:
             self.horizon = horizon
+
+    def checkpoint(self, memo):
+        """A copy of the stream that restores it (the shell's transaction,
+        :class:`~skdpol.utils.Transaction`; ``memo`` its deep-copy memo).
+
+        A deep copy, unless the algorithm offers ``checkpoint(memo)`` (the
+        classifier's "ls": every array it holds is replaced, never written
+        in place, so its copy shares them). Then the stream's own attributes
+        are copied shallowly: they are numbers, the frozen unit space and
+        the last release (a tuple, replaced, never changed)."""
+        algorithm_checkpoint = getattr(self.algorithm, "checkpoint", None)
+        if algorithm_checkpoint is None:
+            return copy.deepcopy(self, memo)
+        clone = object.__new__(type(self))
+        memo[id(self)] = clone
+        clone.__dict__.update(self.__dict__)
+        clone.algorithm = algorithm_checkpoint(memo)
+        return clone
 
     def _current(self):
         """(model, cost, rows learned) of the algorithm as it stands."""

@@ -19,8 +19,9 @@ Labels (public coding)
 
 Rows
 ----
-The stream gets unit-space rows (``UnitSpace.rows``: x / data_norm clipped
-to norm 1, then the constant column 1) and multiplies the constant column
+The stream gets unit-space rows (x / data_norm clipped to norm 1, then the
+constant column 1; uncopied, ``UnitSpace.lazy_rows``, from a stream, and
+copied, ``UnitSpace.rows``, from ``fit``) and multiplies the constant column
 by ``INTERCEPT`` = 0.5 (exact: a power of two), so augmented rows have norm
 <= R = sqrt(1 + c^2) = sqrt(1.25) instead of sqrt(2). The Gram's noise is
 scaled by R^2 (below), so this cuts it by 1.6x, while the intercept's own
@@ -46,9 +47,10 @@ PQFTL's (:mod:`._ftl`), so its joint maximisation holds unchanged: the leaf
 moves by at most ``joint_sensitivity(R, 1, s_V, s_u)``; with the balanced
 scales s_V = 2 R^2, s_u = 2 R M that is sqrt(9/8) ~ 1.061, for any number of
 classes (one-vs-rest would pay sqrt(k)). The sums are float64 sums of the
-round's rows (no copy beyond the unit rows), so the sensitivity handed to the
-prefix sums is raised by their worst-case rounding error exactly as PQFTL's
-float leaves (:func:`._ftl_float.float_leaf_sensitivity`; its u-block error
+round's rows (of the caller's rows, uncopied, when no row is clipped: see
+"Uncopied rounds" below), so the sensitivity handed to the prefix sums is
+raised by their worst-case rounding error exactly as PQFTL's float leaves
+(:func:`._ftl_float.float_leaf_sensitivity`; its u-block error
 term sums ||v_i|| |y_i| over the round, which is <= b R M for label vectors
 too). A replaced row changes one round's leaf and nothing else, so the whole
 stream of releases is one run of the prefix-sum mechanism: its event is the
@@ -98,6 +100,7 @@ import math
 
 import numpy as np
 import scipy.linalg
+from scipy.linalg.blas import dsyrk as _syrk
 
 from ..mechanisms import pack_symmetric, packed_dim, unpack_symmetric
 from ..mechanisms import prefix_sum_mechanism
@@ -131,6 +134,93 @@ def noise_level_ridge(V, U, n_rows, noise_std_V, alpha, strength=NOISE_RIDGE):
     denom = np.maximum(lam, 0.0) + ridge
     inv = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
     return Q @ ((Q.T @ U) * inv[:, None])
+
+
+# Uncopied rounds (the stream's default path)
+# -------------------------------------------
+# The shell hands the stream its rows uncopied (UnitSpace.lazy_rows: the
+# caller's rows X and a factor per row, f_i = 1 / data_norm, or 1 / ||x_i||
+# for a row it clips; NaN / infinity raise there). Writing the unit rows out
+# costs a copy of the chunk as dear as the Gram itself. When every row of a
+# round has the same factor f (no row clipped, the common case with honest
+# bounds), the round's sums of the unit rows v_i = f x_i (and the constant
+# column a = 1 x INTERCEPT) are, exactly,
+#     sum v v^T = f^2 X^T X,   sum v_j a = f a (1^T X)_j,   sum a^2 = m a^2,
+#     sum v y^T = f X^T Y,     sum a y^T = a 1^T Y,
+# so the leaf takes one Gram of the caller's rows (BLAS syrk), two products
+# with 1 and Y, and scalings: no copy. A round with a clipped row (factors
+# differ) or a factor outside [2^-450, 2^450] copies its unit rows
+# (np.asarray) and sums the copy as before. Either way the leaf is a function
+# of the round's rows alone and both compute the same exact sums, so a
+# replaced row changes one round's leaf only.
+#
+# Its float error is inside the bound the sensitivity already carries
+# (:func:`._ftl_float.float_leaf_sensitivity`, with rows_per_leaf = b, radius
+# 1): u = 2^-53, gamma_n = n u / (1 - n u); any summation order (Higham §3.1).
+# * Rows. The unit rows are the exact values f x_i (never rounded: no copy).
+#   A kept row passed fl(fl(||x||^2) fl(f^2)) <= 1 (unit_rows), so ||f x||^2
+#   <= (1 + d 2^-1075 f^2) / ((1 - gamma_d)(1 - u)^2) <= rho (f^2 <= 2^900);
+#   a clipped row has f = fl(1 / sqrt(fl(||x||^2))) with fl(||x||^2) > 2^-900,
+#   so ||f x||^2 <= (1 + gamma_2)^2 / (1 - gamma_d - d 2^-175) <= rho. These
+#   are the rows whose exact sums have sensitivity <= rho joint(R).
+# * Sums. A V coordinate is fl(S * C), S = the m-term sum of x_j x_k
+#   (|S - exact| <= gamma_m sum |x_j x_k| + m 2^-1075 for products that
+#   underflow), C = fl(fl(f f) / V_scale) (two roundings), then pack's
+#   multiplication by fl(sqrt 2) (two): at most gamma_(m+5) times
+#   sum_i |v_ij v_ik| / V_scale, plus m 2^-1075 f^2 <= m 2^-175 per
+#   coordinate. The constant column's row: fl(sum x_j) times fl(f a / V_scale)
+#   (f a exact: a is a power of two and f >= 2^-450), then pack: gamma_(m+4)
+#   of sum |v_j a| / V_scale; its diagonal m a^2 / V_scale rounds once, as
+#   the copied path's. The u block: fl(sum y x_j) (y in {-1, 0, 1}: exact
+#   products) times fl(f / u_scale): gamma_(m+2) of sum |v_j y| / u_scale;
+#   its constant row (sum y) a / u_scale, one rounding, as the copied path's.
+#   m <= b, so every coordinate errs by at most gamma_(2b+8) times the sum of
+#   its products' magnitudes plus an underflow term under b 2^-175: the
+#   E of float_leaf_sensitivity (its L2 sum over the leaf, sum_i ||v_i||^2
+#   <= b rho R^2, and its underflow term b (k + 2)^2 2^-170).
+# So self.sensitivity = rho joint(R) + 2 E bounds the uncopied leaves as it
+# does the copied ones, and the sensitivity is unchanged
+# (tests/online/test_lsq.py checks uncopied leaves against exact sums).
+_FACTOR_LIMIT = 2.0**450  # f^2 within 2^+-900: the underflow terms above hold
+
+
+def _uncopied_leaf(ls, rows, Y):
+    """The leaf of ``ls`` from uncopied unit ``rows`` (``rows.X`` the
+    caller's, ``rows.factor`` per row, ``rows.const`` the constant column)
+    and coded labels ``Y`` (m, k), or None when the round's rows must be
+    copied (a clipped row, a factor out of range; the notes above)."""
+    f = rows.factor
+    c = ls.intercept
+    if f.shape[0] == 0 or (rows.const is None) != (c is None):
+        return None
+    f0 = float(f[0])
+    if not (1.0 / _FACTOR_LIMIT <= f0 <= _FACTOR_LIMIT) or not (f == f0).all():
+        return None
+    X = rows.X
+    m, d = X.shape
+    n, k = ls.n_features, Y.shape[1]
+    # V's upper triangle only (what pack_symmetric reads): BLAS syrk of the
+    # caller's rows, called directly (numpy's X.T @ X is syrk too, plus a copy
+    # of the triangle onto the other: ~10 % slower at d = 54)
+    if X.flags.c_contiguous:
+        G = _syrk(1.0, X.T, trans=0)  # X.T is Fortran-ordered: no copy
+    elif X.flags.f_contiguous:
+        G = _syrk(1.0, X, trans=1)
+    else:
+        G = X.T @ X
+    V = np.zeros((n, n))  # the lower triangle is never read
+    np.multiply(G, f0 * f0 / ls.V_scale, out=V[:d, :d])
+    u = np.empty((n, k))
+    if k == 1:  # a gemv (Y's one column)
+        np.multiply(Y[:, 0] @ X, f0 / ls.u_scale, out=u[:d, 0])
+    else:
+        np.multiply((Y.T @ X).T, f0 / ls.u_scale, out=u[:d])
+    if c is not None:
+        a = rows.const * c  # the constant column's value in the sums
+        V[:d, d] = (np.ones(m) @ X) * (f0 * a / ls.V_scale)
+        V[d, d] = m * a * a / ls.V_scale  # as the copied path: exact, then one rounding
+        u[d] = Y.sum(axis=0) * a / ls.u_scale
+    return np.concatenate([pack_symmetric(V), u.ravel()])
 
 
 class PrivateLeastSquaresClassifier(RoundBuffer):
@@ -197,6 +287,17 @@ class PrivateLeastSquaresClassifier(RoundBuffer):
         clone._tree = copy.copy(self._tree)
         return clone
 
+    def checkpoint(self, memo):
+        """The shell's transaction copy (:meth:`StreamState.checkpoint
+        <skdpol.linear_model._streams.StreamState.checkpoint>`): the checkpoint
+        above, about 10x cheaper than a deep copy. It holds because rounds
+        replace every array (pending rows, the model; the mechanism's buffers,
+        totals and noise pool) instead of writing it in place, and the
+        mechanism's copy gets its own generator (its generators are its own,
+        keyed from the stream's: never shared with the estimator's)."""
+        clone = memo[id(self)] = self.__copy__()
+        return clone
+
     # ----------------------------------------------------------- rounds
     def _coded(self, y):
         """The label matrix (b, k): +-1 in one column, or one-hot {0, 1}^k."""
@@ -209,8 +310,18 @@ class PrivateLeastSquaresClassifier(RoundBuffer):
         """The leaf of one round's unit rows ``X`` (with an intercept, the
         last column is the constant 1) and encoded labels ``y``.
 
+        ``X`` uncopied (:class:`~skdpol.linear_model._rows.UnitRows`, the
+        caller's rows and a factor per row): summed from the caller's rows
+        when every row of the round has the same factor (:func:`_uncopied_leaf`),
+        else from a copy of the round's unit rows, as an array.
+
         Written with ``@`` products so that a sparse ``X`` would give the same
         sums (its d x d Gram made dense)."""
+        if hasattr(X, "factor"):
+            leaf = _uncopied_leaf(self, X, self._coded(y))
+            if leaf is not None:
+                return leaf
+            X = np.asarray(X)  # a clipped row (or a factor out of range): a copy
         G = X.T @ X
         G = G.toarray() if hasattr(G, "toarray") else np.array(G)
         U = np.array(X.T @ self._coded(y))

@@ -108,7 +108,7 @@ class AlgorithmSpec:
     lazy_rows : frozenset of str, default=frozenset()
         Estimator kinds whose rows for this algorithm stay uncopied
         (:class:`~skdpol.linear_model._rows.UnitRows`: rounds that only take
-        gradient sums).
+        gradient sums, or "ls"'s Gram of the caller's rows).
     one_release : {"stream", "pol", "averaged"} or None
         ``fit``'s single release (:func:`~skdpol.online.fit_once`): run the
         stream over all rows, POL over IGD, or the averaged GIGA iterate.
@@ -201,7 +201,7 @@ ALGORITHMS = {spec.name: spec for spec in (
         "ls", SUFFICIENT_STATISTIC, "least-squares", frozenset({CLASSIFIER}),
         loss={CLASSIFIER: "logistic"}, alpha={CLASSIFIER: LS_ALPHA},
         paper="it is not a seed algorithm", auto_round={CLASSIFIER: "call"},
-        one_release="stream"),
+        lazy_rows=frozenset({CLASSIFIER}), one_release="stream"),
 )}
 
 # "auto" per estimator kind: (stream, fit, fit with delta=0 or the paper calibration,

@@ -20,8 +20,10 @@ def run_transaction(obj, method, *args):
 class Transaction:
     """``with Transaction(obj):`` on any error, restore ``obj.__dict__`` as it was.
 
-    The mutable curator state is deep-copied *together*, so objects it
-    shares (an algorithm holding the estimator's generator) stay shared.
+    The mutable curator state is deep-copied *together* (one memo), so
+    objects it shares (an algorithm holding the estimator's generator) stay
+    shared. An object with a ``checkpoint(memo)`` method gives its own copy
+    instead (:meth:`skdpol.linear_model._streams.StreamState.checkpoint`).
 
     numpy's floating-point reports are switched off for the whole call: an
     overflow, underflow or invalid operation on the rows (a label within a
@@ -44,11 +46,16 @@ class Transaction:
 
     def __enter__(self):
         saved = dict(self._obj.__dict__)
-        live = {}
+        memo = {}  # one memo: objects the live state shares stay shared in the copies
         for name in LIVE_STATE:
             if name in saved:
-                live[name] = saved[name]
-        saved.update(copy.deepcopy(live))
+                value = saved[name]
+                # an object may offer a cheaper copy that restores it as well
+                # (``checkpoint(memo)``: a stream whose algorithm replaces its
+                # state instead of writing it in place); else a deep copy
+                checkpoint = getattr(value, "checkpoint", None)
+                saved[name] = (copy.deepcopy(value, memo) if checkpoint is None
+                               else checkpoint(memo))
         self._saved = saved
         self._errstate = np.errstate(all="ignore")
         self._errstate.__enter__()
