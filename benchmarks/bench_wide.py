@@ -66,15 +66,18 @@ def stream(make, X, y, chunk, **first):
     and Python-heavy code more than SGD's compiled loop: timed under it, the
     2^17 classifier's ratio read 0.64x where it is ~0.35x), the peak is
     traced on a second, identical stream (its rate, traced, is reported too:
-    the figure earlier versions of this page gave)."""
+    how earlier versions of this page timed). Times are the process's CPU
+    time: single-threaded (``OMP_NUM_THREADS=1``) on a shared machine, wall
+    time moved the 2^17 classifier's ratio between 0.15x and 0.57x over
+    three seeds of one run."""
     est = make()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     _feed(est, X, y, chunk, first)
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     tracemalloc.start()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     _feed(make(), X, y, chunk, first)
-    traced = time.perf_counter() - t0
+    traced = time.process_time() - t0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return est, X.shape[0] / elapsed, peak, X.shape[0] / traced
@@ -166,8 +169,8 @@ def main():
         f"(`--rows {args.rows} --chunk {args.chunk} --seeds {args.seeds}"
         f"{' --float-sampler' if args.float_sampler else ''}`), "
         "one process, `OMP_NUM_THREADS=1`, on a 2-core machine shared with other jobs "
-        "(rates are indicative). Unit-norm rows, `data_norm=1`; a linear target. "
-        "`rate` and `SGD rate`: rows per second of `partial_fit` over the stream "
+        "(rates in the process's CPU time, which the other jobs move less than wall time). Unit-norm rows, `data_norm=1`; a linear target. "
+        "`rate` and `SGD rate`: rows per CPU second of `partial_fit` over the stream "
         "(the same run, untraced); memory: tracemalloc's peak over a second, "
         "identical stream (the chunks excluded); score: accuracy (classifier) or R^2 (regressor) on 5,000 held-out "
         "rows. Every estimator at its defaults (`algorithm=\"auto\"`, "
@@ -234,20 +237,35 @@ def main():
         "epsilon for the planned rounds: always at epsilon = inf (no noise), never "
         "with noise at 10 or more rounds (the BLT is 1.8-2.5x lower), so the BLT "
         "stays at epsilon = 1. Up to 1,000 features nothing changes.",
-        "* **Before** (main at 36bd06f, `ftrl`, BLT, rounds of 500, one seed, rates "
-        "timed under tracemalloc): 0.14x at epsilon = inf, 0.05x at epsilon = 1; "
-        "accuracy at epsilon = inf 0.616 against SGD's 0.687. d = 10,000 dense: "
-        "0.656 against 0.751.",
-        "* **Timing.** Earlier versions of this page timed the stream under "
-        "tracemalloc, which slows every Python allocation: SGD's chunks (Python "
-        "validation around a compiled loop) slowed about 4x, the private stream "
-        "about 2x, so the traced ratio (column `ratio traced`) flatters the private "
-        "stream about 2x. `ratio` is timed without it.",
+        "* **Before** (main at 36bd06f: `ftrl`, BLT, rounds of 500; this script on "
+        "that package, the same seeds, CPU time): at 2^17, ratio 0.08-0.11x at "
+        "epsilon = inf and 0.04-0.05x at epsilon = 1; accuracy at epsilon = inf "
+        "0.616 / 0.634 / 0.650 (seeds 0-2) against SGD's 0.687 / 0.690 / 0.703, at "
+        "epsilon = 1 0.562 / 0.586 / 0.590. d = 10,000 dense, epsilon = inf: "
+        "0.656 / 0.668 / 0.618. Last session's page, one seed, wall time under "
+        "tracemalloc: 0.14x and 0.05x.",
+        "* **Now at epsilon = 1 accuracy is a little lower** than main's `ftrl` at "
+        "2^17 (0.561 / 0.567 / 0.573 against 0.562 / 0.586 / 0.590; both far below "
+        "SGD's non-private pass, the target is at epsilon = inf). Larger rounds help "
+        "there: rounds of 4,000-5,000 (`batch_size`, the float sampler, seeds 0-2) "
+        "gave medians 0.59-0.60 at 0.28-0.34x; not made a rule, as one width was "
+        "measured and the best round count should grow with the horizon times "
+        "epsilon (registry notes, `WIDE_MIN_ROUNDS`).",
+        "* **Noise sampler at epsilon = 1:** the exact discrete sampler (default) "
+        "0.13x (0.12-0.16), the float sampler (`noise_sampler=\"float\"`, "
+        "[wide_float_sampler.md](wide_float_sampler.md)) 0.17x (0.16-0.17): d "
+        "draws a round either way, plus the BLT's O(4 d) update.",
+        "* **Timing.** Earlier versions of this page timed the stream in wall time "
+        "under tracemalloc, which slows every Python allocation, SGD's and the "
+        "private stream's by different factors (column `ratio traced`: the same "
+        "streams timed under it). `ratio` is timed without it, in CPU time: wall "
+        "time on this shared machine moved the 2^17 classifier's ratio between "
+        "0.15x and 0.57x over three seeds of one run.",
         "* **Where the time goes** (`cProfile` with CPU time, 2^17, epsilon = inf, "
         "tree, rounds of 2,000): about a third in the 50 rounds (15 full-length "
-        "vector operations each, about 2 ms), the rest per call: validation, the "
-        "transaction's copy of the state (~10 vectors of d), the unit-row scaling "
-        "and the CSR row slices. SGD takes ~0.6 us a row (CPU). At epsilon = 1 "
+        "vector operations each, with the CSR row slices about 2.5 ms), the rest "
+        "per call: validation, the transaction's copy of the state (~10 vectors "
+        "of d), the unit-row scaling. SGD takes ~0.5 us a row (CPU). At epsilon = 1 "
         "each round also draws d noise values (`float`: ~1.2 ms at d = 2^17; the "
         "exact discrete sampler more) and runs the BLT's O(4 d) update (~2 ms).",
         "* Sparse input is never made dense: at d = 2^17 the estimators' peak is tens of "

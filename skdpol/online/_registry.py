@@ -45,7 +45,7 @@ FTRL_ALPHA_SCALE = 0.7
 # singular Gram stay defined (the prototype's value; docs/benchmarks/classifier_stream.md)
 LS_ALPHA = 1e-6
 # "auto" picks "ls" for a classifier stream of at most this many features
-# (n_features_in_, public), "ftrl" above: "ls" keeps d x d sums (and the BLT's
+# (n_features_in_, public), a first-order stream above (WIDE_AUTO_STREAM): "ls" keeps d x d sums (and the BLT's
 # buffers of them) and solves a d x d eigenproblem per release, so its memory
 # grows like d^2 and its time per call like d^3, where ftrl's are linear in d.
 # Measured for one call of 1,000 rows, one BLAS thread
@@ -64,22 +64,35 @@ WIDE_AUTO_STREAM = "ftrl-momentum"
 # round costs O(d) vector work whatever its rows (the prefix-sum mechanism's
 # update and noise, the momentum and averaging), a row O(its nonzeros); rounds
 # growing like d keep that per-round work a bounded share of a row's cost.
-# At 2^17 columns: 2,048 rows.
+# At 2^17 columns: 2,048 rows (2,000 under the cap below; 1,000 measured 0.675-0.694
+# at epsilon = inf, seeds 0-2, and ran 0.6-0.75x as fast); at 10,000 dense
+# columns, 157 rows (accuracy 0.745-0.752 at epsilon = inf, 20,000 rows,
+# against 0.736-0.743 for rounds of 400).
 WIDE_COLUMNS_PER_ROW = 64
 # ... but at least WIDE_MIN_ROUNDS rounds over a known horizon (fewer, larger
 # steps lose accuracy: at 2^17 columns and 100,000 rows, epsilon = inf, rounds
-# of 4,000 (25 rounds) reached 0.59-0.62 against 0.686 for rounds of 2,000)
+# of 4,000 (25 rounds) reached 0.62-0.64 against 0.686-0.704 for rounds of 2,000,
+# seeds 0-2). With noise the balance differs (epsilon = 1, the BLT: rounds of
+# 4,000-5,000 gave median accuracy 0.59-0.60 against 0.57 for 2,000, and ~1.6x
+# the rows per second); not a rule yet: one width measured, and at d = 10,000
+# (20,000 rows) every round size stayed at chance at epsilon = 1.
 WIDE_MIN_ROUNDS = 50
 # the step's divisor (lr = b / (divisor R~^2), skdpol/online/_momentum.py) of a
 # wide classifier: the logistic loss's curvature is at most R~^2 / 4, a quarter
-# of the Huber bound the default 50 was set for; 25 measured best of 12.5 / 25 / 50
-# at 2^17 columns in rounds of 2,000 (accuracy at epsilon = inf 0.677 / 0.686 / 0.666)
+# of the Huber bound the default 50 was set for. At 2^17 columns in rounds of
+# 2,000, epsilon = inf: 12.5 / 25 / 50 gave accuracy 0.677 / 0.686 / 0.666 (seed 0);
+# 25 gave 0.686 / 0.693 / 0.704 on seeds 0-2 against one pass of SGDClassifier's
+# 0.687 / 0.690 / 0.703. At epsilon = 1, 25 and 50 measured alike (0.555-0.585 and
+# 0.557-0.591, the BLT, seeds 0-2).
 WIDE_STEP_DIVISOR = 25.0
 # mechanism="auto" of a wide stream takes the tree (O(d) work a round, against
 # the BLT's O(buffers x d)) where its prefix sums' noise std is at most this
 # factor above the BLT's at the same epsilon for the planned rounds (always at
 # epsilon = inf: neither adds noise). With noise the BLT's std is 1.8-2.5x lower
-# for 10 to 4,096 rounds (prefix_noise_ratio), so it stays.
+# for 10 to 4,096 rounds (prefix_noise_ratio), so it stays. (At 2^17 columns,
+# epsilon = 1, rounds of 2,000, the float sampler, seeds 0-2, the tree measured
+# 0.556-0.586 against the BLT's 0.555-0.585, both near chance: the rule follows
+# the noise std, which is what the two differ in.)
 WIDE_TREE_NOISE_RATIO = 1.25
 
 
