@@ -1,6 +1,7 @@
-"""The wide classifier's "auto" rule (issue 32): more than LS_AUTO_MAX_FEATURES
+"""PrivateOnlineLogistic on wide rows (issue 32): more than LS_AUTO_MAX_FEATURES
 features stream with "ftrl-momentum" in rounds growing with d, a larger
-logistic step, and the tree where its noise is comparable to the BLT's."""
+logistic step, and the tree where its noise is comparable to the BLT's (the
+rules themselves: tests/online/test_wide_rules.py)."""
 
 import math
 
@@ -8,15 +9,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
+from skdpol import PrivateOnlineLogistic
 from skdpol.mechanisms import BLTPrefixSum, PrivatePrefixSum
-from skdpol.mechanisms import prefix_noise_ratio
 from skdpol.online import momentum_round
 from skdpol.online._momentum import STEP_DIVISOR
-from skdpol.online._registry import (
-    CLASSIFIER, LS_AUTO_MAX_FEATURES, REGRESSOR, WIDE_COLUMNS_PER_ROW, WIDE_MIN_ROUNDS,
-    WIDE_STEP_DIVISOR, WIDE_TREE_NOISE_RATIO, auto_stream, wide_mechanism, wide_round,
-    wide_stream)
+from skdpol.online._registry import LS_AUTO_MAX_FEATURES, WIDE_COLUMNS_PER_ROW, WIDE_STEP_DIVISOR
 
 WIDE = 2**14  # > LS_AUTO_MAX_FEATURES; wide_round: 256 rows
 
@@ -38,69 +35,6 @@ def _stream(X, y, chunk, **params):
     for lo in range(0, X.shape[0], chunk):
         clf.partial_fit(X[lo:lo + chunk], y[lo:lo + chunk], classes=[0, 1])
     return clf
-
-
-# ------------------------------------------------------------ the registry's rule
-@pytest.mark.parametrize("n_features, pure, calibration, expected", [
-    (LS_AUTO_MAX_FEATURES, False, "tight", "ls"),  # narrow: unchanged
-    (LS_AUTO_MAX_FEATURES + 1, False, "tight", "ftrl-momentum"),
-    (2**17, False, "tight", "ftrl-momentum"),
-    (2**17, True, "tight", "ftrl"),  # pure DP: not measured, as before
-    (2**17, False, "paper", "ftrl"),  # the seeds' calibration, as before
-    (None, False, "tight", "ls"),  # width not known yet
-])
-def test_auto_stream_by_width(n_features, pure, calibration, expected):
-    assert auto_stream(CLASSIFIER, n_features, calibration, pure=pure) == expected
-
-
-def test_the_regressor_is_not_touched():
-    assert auto_stream(REGRESSOR, 2**17, "tight") == "ftrl-momentum"
-    assert not wide_stream(REGRESSOR, 2**17, "ftrl-momentum")
-    assert not wide_stream(CLASSIFIER, LS_AUTO_MAX_FEATURES, "ftrl-momentum")
-    assert not wide_stream(CLASSIFIER, 2**17, "ftrl")
-    assert wide_stream(CLASSIFIER, LS_AUTO_MAX_FEATURES + 1, "ftrl-momentum")
-
-
-@pytest.mark.parametrize("n_features, horizon, expected", [
-    (2**17, 100_000, 2_000),  # d / 64 = 2,048, capped at 50 rounds of the horizon
-    (2**17, None, 2_048),
-    (2**17, 10**7, 2_048),
-    (10_000, 20_000, 157),
-    (1_001, 100_000, 16),  # below the narrow floor, which the estimator applies
-])
-def test_wide_round_grows_with_d_and_keeps_fifty_rounds(n_features, horizon, expected):
-    assert wide_round(n_features, horizon) == expected
-    assert expected >= min(math.ceil(n_features / WIDE_COLUMNS_PER_ROW),
-                           (horizon or 10**12) // WIDE_MIN_ROUNDS)
-
-
-def test_wide_mechanism_takes_the_tree_only_where_its_noise_is_comparable():
-    assert wide_mechanism(math.inf, 50, prefix_noise_ratio) == "tree"  # no noise at all
-    assert wide_mechanism(math.inf, None, prefix_noise_ratio) == "tree"
-    for rounds in (10, 50, 100, 4096):  # the BLT is ~2x lower: it stays
-        assert prefix_noise_ratio(rounds) > WIDE_TREE_NOISE_RATIO
-        assert wide_mechanism(1.0, rounds, prefix_noise_ratio) == "blt"
-    assert wide_mechanism(1.0, None, prefix_noise_ratio) == "blt"
-    assert prefix_noise_ratio(1) == pytest.approx(1.0)  # one leaf: the same release
-    assert wide_mechanism(1.0, 1, prefix_noise_ratio) == "tree"
-
-
-def test_prefix_noise_ratio_matches_the_calibrated_mechanisms():
-    """The ratio is of the two mechanisms' noise std at the same epsilon:
-    calibrate both to (1, 1e-5) for 64 leaves and compare their rms prefix-sum
-    std (the tree's levels: ceil(log2 n) + 1 in tree_errors, as built)."""
-    from skdpol.mechanisms import NoiseSpec, prefix_sum_event
-    n = 64
-    stds = {}
-    for name, cls in (("tree", PrivatePrefixSum), ("blt", BLTPrefixSum)):
-        spec = NoiseSpec.calibrated(1.0, 1e-5, sampler="float", make_event=lambda m, name=name:
-                                    prefix_sum_event(name, horizon=n, noise=NoiseSpec(
-                                        "gaussian", "float").with_multiplier(m)))
-        kw = dict(noise="gaussian") if name == "tree" else {}
-        mech = cls(dim=1, sensitivity=1.0, noise_multiplier=spec.multiplier, horizon=n,
-                   rng=np.random.default_rng(0), sampler="float", **kw)
-        stds[name] = math.sqrt(np.mean(mech.noise_std_at(np.arange(1, n + 1)) ** 2))
-    assert stds["tree"] / stds["blt"] == pytest.approx(prefix_noise_ratio(n), rel=0.15)
 
 
 # ------------------------------------------------------------ the estimator
