@@ -15,11 +15,12 @@ from sklearn.utils._param_validation import StrOptions
 from ..losses import LogisticLoss, MultinomialLoss, SquaredLoss
 from ..losses import HuberLoss
 from ..mechanisms import NoiseSpec, family_for
-from ..mechanisms import resolve_mechanism
+from ..mechanisms import prefix_noise_ratio, resolve_mechanism
 from ..online import fit_once, fit_once_event, make_stream
 from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, SUFFICIENT_STATISTIC, algorithm_names,
                      auto_stream)
 from ..online import momentum_round, momentum_step_rows
+from ..online import WIDE_STEP_DIVISOR, wide_mechanism, wide_round, wide_stream
 from ..utils import stack_rows, zero_rows_like
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
@@ -107,6 +108,23 @@ class AlgorithmBuilderMixin:
         return resolve_mechanism(getattr(self, "mechanism", "tree"), self._noise,
                                  self.noise_calibration)
 
+    def _stream_mechanism(self, batch_size):
+        """A stream's mechanism for rounds of ``batch_size`` rows: :attr:`_mechanism`,
+        except that a wide stream's "auto" takes the tree where its noise is
+        comparable (:func:`~skdpol.online._registry.wide_mechanism`: at
+        epsilon = inf, or few planned rounds). Public quantities only."""
+        mechanism = self._mechanism
+        if (mechanism == "blt" and getattr(self, "mechanism", "tree") == "auto"
+                and self._wide(stream=True)):
+            return wide_mechanism(self.epsilon, self._rounds(batch_size), prefix_noise_ratio)
+        return mechanism
+
+    def _wide(self, stream):
+        """Whether the (stream or fit) algorithm takes the wide rules on rows
+        of ``n_features_in_`` features (:func:`~skdpol.online._registry.wide_stream`)."""
+        return wide_stream(self._kind, self.__dict__.get("n_features_in_"),
+                           self._algorithm_for(stream))
+
     # ----------------------------------------------------------- the registry
     def _algorithm_for(self, stream):
         """The algorithm behind ``algorithm``: ``"auto"`` is the registry's
@@ -163,7 +181,10 @@ class AlgorithmBuilderMixin:
         if rule == "row":
             return 1
         if rule == "momentum":
-            return momentum_round(self.horizon)
+            rows = momentum_round(self.horizon)
+            if self._wide(stream=True):  # rounds growing with d (the registry's notes)
+                rows = max(rows, wide_round(self.n_features_in_, self.horizon))
+            return rows
         n_rounds = -(-n_rows // GRADIENT_ROUND)
         return -(-n_rows // n_rounds)
 
@@ -185,7 +206,10 @@ class AlgorithmBuilderMixin:
                       epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
                       calibration=self.noise_calibration, feedback=self.feedback,
                       intercept=units.intercept)
-        if ALGORITHMS[algorithm].family == "momentum" and self.batch_size == "auto":
+        if self._wide(stream):  # a wide classifier's "ftrl-momentum" step (registry);
+            # its rounds grow with d and keep their own step (no step_rows cap)
+            params["step_divisor"] = WIDE_STEP_DIVISOR
+        elif ALGORITHMS[algorithm].family == "momentum" and self.batch_size == "auto":
             # the automatic rounds of a horizon past 100,000 rows take the
             # step of rounds of 100 (of release_every x 100 in a stream)
             params["step_rows"] = momentum_step_rows(
@@ -205,7 +229,8 @@ class AlgorithmBuilderMixin:
         return make_stream(
             self._algorithm_for(stream=True),
             **self._algorithm_params(units, loss, n_columns, batch_size, True),
-            horizon=self._rounds(batch_size), rng=rng, mechanism=self._mechanism)
+            horizon=self._rounds(batch_size), rng=rng,
+            mechanism=self._stream_mechanism(batch_size))
 
     def _fit_gradient_batch(self, n_rows, batch_size):
         """(rows per round, padded rows) of ``fit``'s gradient-family release."""
@@ -214,6 +239,8 @@ class AlgorithmBuilderMixin:
             batch_size = n_rows  # one round of every row
         elif spec.auto_round.get(self._kind) == "momentum" and self.batch_size == "auto":
             batch_size = momentum_round(n_rows)  # the stream's rounds, over all rows
+            if self._wide(stream=False):
+                batch_size = max(batch_size, wide_round(self.n_features_in_, n_rows))
         return batch_size, n_rows + (-n_rows % batch_size)
 
     def _fit_gradient_event(self, units, loss, n_rows, n_columns, batch_size):

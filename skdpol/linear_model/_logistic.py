@@ -61,8 +61,9 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
     optimum. ``algorithm`` picks how privacy is obtained:
 
     * ``"auto"`` (default): for ``partial_fit`` streams ``"ls"`` up to
-      1,000 features (``"ftrl"`` above, whose state is linear in d, and
-      with ``noise_calibration="paper"``); ``"noisy-gd"`` for ``fit``
+      1,000 features, ``"ftrl-momentum"`` above (state linear in d, rounds
+      growing with d; ``"ftrl"`` there when ``delta=0``), ``"ftrl"`` with
+      ``noise_calibration="paper"``; ``"noisy-gd"`` for ``fit``
       (``"igd"``'s POL when ``delta=0`` or ``noise_calibration="paper"``).
       The resolved name is ``algorithm_``.
     * ``"ls"``: least squares on the labels coded -1 / +1 (one-hot in
@@ -133,9 +134,14 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         ``"ftrl-momentum"``: DP-FTRL with heavy-ball momentum and averaging
         on the logistic (or multinomial) loss, rounds of 100 rows (50 below
         a ``horizon`` of 10,000; past 100,000, ceil(horizon / 1,000) rows, at
-        most 1,000, with the step of 100) with ``batch_size="auto"``; not the default
-        (measured against ``"ftrl"`` one pass at epsilon = 1: ahead on Adult,
-        behind on credit default; docs/benchmarks/stream.md).
+        most 1,000, with the step of 100) with ``batch_size="auto"``; the
+        default stream above 1,000 features only (narrower, measured against
+        ``"ftrl"`` one pass at epsilon = 1: ahead on Adult, behind on credit
+        default; docs/benchmarks/stream.md). Above 1,000 features its rounds
+        grow with d (ceil(d / 64) rows, at most ``horizon`` / 50) and its
+        step is twice the narrow one: at 2^17 hashed columns, one pass at
+        epsilon = inf matches one pass of ``SGDClassifier``
+        (docs/benchmarks/wide.md; the user guide's "Wide rows").
     feedback : {{"full", "bandit"}}, default="full"
         ``"bandit"`` (only with ``algorithm="mi-ogd"``) uses one loss value
         per row at a randomly perturbed model instead of the gradient.

@@ -39,10 +39,11 @@ __all__ = [
 # package, never from its private modules (tests/test_internal_api.py).
 from ._discrete import discrete_noise, grid_sensitivity, grid_step, quantise  # noqa: E402, F401
 from ._noise import DiscreteNoisePool  # noqa: E402, F401
-from ._prefix import prefix_sum_event, prefix_sum_mechanism, resolve_mechanism  # noqa: E402, F401
+from ._prefix import prefix_noise_ratio, prefix_sum_event, prefix_sum_mechanism  # noqa: E402, F401
+from ._prefix import resolve_mechanism  # noqa: E402, F401
 from ._spec import HoldsNoiseSpec  # noqa: E402, F401
 _internal = (
     'DiscreteNoisePool', 'HoldsNoiseSpec', 'discrete_noise', 'exponential_mechanism',
-    'grid_sensitivity', 'grid_step', 'prefix_sum_event', 'prefix_sum_mechanism',
+    'grid_sensitivity', 'grid_step', 'prefix_noise_ratio', 'prefix_sum_event', 'prefix_sum_mechanism',
     'quantile_distances', 'quantile_event', 'quantise', 'resolve_mechanism', 'target_rank'
 )

@@ -15,9 +15,11 @@ Gaussian (or discrete Gaussian) noise and has no pure-DP form here, and the
 seeds' own calibrations (``noise_calibration="paper"``) are the tree's.
 """
 
+from functools import lru_cache
 from typing import Protocol
 
 from ._blt import BLTPrefixSum, OpenBLTPrefixSum
+from ._blt_optimise import blt_for_horizon, tree_errors
 from ._noise import noise_event
 from ._tree import PrivatePrefixSum, tree_event
 
@@ -76,6 +78,23 @@ def resolve_mechanism(mechanism, noise, calibration="tight"):
     if mechanism != "auto":
         return mechanism
     return "blt" if noise == "gaussian" and calibration != "paper" else "tree"
+
+
+@lru_cache(maxsize=64)
+def prefix_noise_ratio(n_leaves):
+    """The tree's prefix-sum noise std over the BLT's (root mean square over
+    the ``n_leaves`` prefix sums) at the same epsilon with Gaussian noise.
+
+    Both are in units of one Gaussian mechanism's multiplier: the tree
+    composes one node per level (``levels`` Gaussians of multiplier m are one
+    of m / sqrt(levels)), the BLT is one Gaussian of its stream sensitivity,
+    so equal epsilon means equal multiplier in these units
+    (:func:`~skdpol.mechanisms._blt_optimise.tree_errors`, the BLT a stream of
+    ``n_leaves`` uses). Public: a function of the planned leaves only.
+    """
+    n = max(int(n_leaves), 1)
+    blt = blt_for_horizon(n)
+    return tree_errors(n)[1] / (blt.sensitivity(n) * blt.rms_error(n))
 
 
 def check_mechanism(mechanism, noise):

@@ -58,7 +58,7 @@ def _least_squares(*, loss, n_features, alpha, batch_size, horizon, epsilon, del
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
-                mechanism="tree", intercept=None, step_rows=None):
+                mechanism="tree", intercept=None, step_rows=None, step_divisor=None):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
@@ -68,7 +68,9 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     "blt"). ``intercept``: the value of the rows' constant column (None:
     no intercept), read by "ls" and "ftrl-momentum" (which moves it to 0.5
     internally). ``step_rows``: "ftrl-momentum"'s cap on a round's step
-    (:class:`~skdpol.online._momentum.MomentumFTRL`; ignored by the others).
+    (:class:`~skdpol.online._momentum.MomentumFTRL`; ignored by the others);
+    ``step_divisor``: its step's divisor (None: its default; public,
+    :data:`~skdpol.online._registry.WIDE_STEP_DIVISOR`).
     """
     family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
@@ -103,6 +105,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
             make_event=lambda m: prefix_sum_event(mechanism, horizon=horizon,
                                                   noise=noise.with_multiplier(m)))
         common.pop("radius")  # unconstrained: its gradients are bounded everywhere
+        if step_divisor is not None:
+            common["step_divisor"] = step_divisor
         return MomentumFTRL(**common, noise=spec, rng=rng, intercept=intercept is not None,
                             mechanism=mechanism, step_rows=step_rows)
     if family == "mutual-information":
@@ -113,7 +117,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
              epsilon, delta, noise, calibration, feedback, rng, intercept=None,
-             mechanism="tree", step_rows=None):
+             mechanism="tree", step_rows=None, step_divisor=None):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd, one noisy copy of
     the sums of every row for ls (a prefix sum of one leaf), one pass of the
@@ -130,7 +134,8 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     if spec.one_release == "stream":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng,
-                             intercept=intercept, mechanism=mechanism, step_rows=step_rows)
+                             intercept=intercept, mechanism=mechanism, step_rows=step_rows,
+                             step_divisor=step_divisor)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
     base = _base("giga" if spec.one_release == "averaged" else "igd", common, rng)
@@ -155,7 +160,7 @@ def _one_release_terms(algorithm, n_rows, *, loss, n_features, radius, alpha, ro
 
 def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                    batch_size, epsilon, delta, noise, calibration, feedback, rng,
-                   intercept=None, mechanism="tree", step_rows=None):
+                   intercept=None, mechanism="tree", step_rows=None, step_divisor=None):
     """The event :func:`fit_once` states for ``n_rows`` rows (a multiple of
     ``batch_size``, as ``fit`` pads them), from public quantities only: the
     stream or base is built (``rng``: a throw-away generator; building reads
@@ -167,7 +172,8 @@ def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bo
     if spec.one_release == "stream":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng,
-                             intercept=intercept, mechanism=mechanism, step_rows=step_rows)
+                             intercept=intercept, mechanism=mechanism, step_rows=step_rows,
+                             step_divisor=step_divisor)
         return stream.event(n_rows // common["batch_size"])
     base = _base("giga" if spec.one_release == "averaged" else "igd", common, rng)
     return offline_event(base, n_rows, epsilon=epsilon, delta=delta, noise=noise,

@@ -45,7 +45,7 @@ FTRL_ALPHA_SCALE = 0.7
 # singular Gram stay defined (the prototype's value; docs/benchmarks/classifier_stream.md)
 LS_ALPHA = 1e-6
 # "auto" picks "ls" for a classifier stream of at most this many features
-# (n_features_in_, public), "ftrl" above: "ls" keeps d x d sums (and the BLT's
+# (n_features_in_, public), a first-order stream above (WIDE_AUTO_STREAM): "ls" keeps d x d sums (and the BLT's
 # buffers of them) and solves a d x d eigenproblem per release, so its memory
 # grows like d^2 and its time per call like d^3, where ftrl's are linear in d.
 # Measured for one call of 1,000 rows, one BLAS thread
@@ -53,6 +53,78 @@ LS_ALPHA = 1e-6
 # d = 1,000: 0.7 s, 134 MB; d = 2,000: 4.9 s, 520 MB (ftrl: 0.01 s, 1 MB).
 # 1,000 keeps a call under a second and the state near 100 MB.
 LS_AUTO_MAX_FEATURES = 1_000
+
+# ---- wide classifier streams (issue 32): more than LS_AUTO_MAX_FEATURES features.
+# "auto" takes "ftrl-momentum" there (measured at 2^17 hashed CSR columns, 100,000
+# rows, 3 seeds: docs/benchmarks/wide.md), and "ftrl-momentum" on such rows
+# (chosen or "auto") takes the rules below. Each reads public quantities only:
+# n_features, the horizon in rows, epsilon.
+WIDE_AUTO_STREAM = "ftrl-momentum"
+# batch_size="auto": at least n_features / WIDE_COLUMNS_PER_ROW rows a round. A
+# round costs O(d) vector work whatever its rows (the prefix-sum mechanism's
+# update and noise, the momentum and averaging), a row O(its nonzeros); rounds
+# growing like d keep that per-round work a bounded share of a row's cost.
+# At 2^17 columns: 2,048 rows (2,000 under the cap below; 1,000 measured 0.675-0.694
+# at epsilon = inf, seeds 0-2, and ran 0.6-0.75x as fast); at 10,000 dense
+# columns, 157 rows (accuracy 0.745-0.752 at epsilon = inf, 20,000 rows,
+# against 0.736-0.743 for rounds of 400).
+WIDE_COLUMNS_PER_ROW = 64
+# ... but at least WIDE_MIN_ROUNDS rounds over a known horizon (fewer, larger
+# steps lose accuracy: at 2^17 columns and 100,000 rows, epsilon = inf, rounds
+# of 4,000 (25 rounds) reached 0.62-0.64 against 0.686-0.704 for rounds of 2,000,
+# seeds 0-2). With noise the balance differs (epsilon = 1, the BLT: rounds of
+# 4,000-5,000 gave median accuracy 0.59-0.60 against 0.57 for 2,000, and ~1.6x
+# the rows per second); not a rule yet: one width measured, and at d = 10,000
+# (20,000 rows) every round size stayed at chance at epsilon = 1.
+WIDE_MIN_ROUNDS = 50
+# the step's divisor (lr = b / (divisor R~^2), skdpol/online/_momentum.py) of a
+# wide classifier: the logistic loss's curvature is at most R~^2 / 4, a quarter
+# of the Huber bound the default 50 was set for. At 2^17 columns in rounds of
+# 2,000, epsilon = inf: 12.5 / 25 / 50 gave accuracy 0.677 / 0.686 / 0.666 (seed 0);
+# 25 gave 0.686 / 0.693 / 0.704 on seeds 0-2 against one pass of SGDClassifier's
+# 0.687 / 0.690 / 0.703. At epsilon = 1, 25 and 50 measured alike (0.555-0.585 and
+# 0.557-0.591, the BLT, seeds 0-2).
+WIDE_STEP_DIVISOR = 25.0
+# mechanism="auto" of a wide stream takes the tree (O(d) work a round, against
+# the BLT's O(buffers x d)) where its prefix sums' noise std is at most this
+# factor above the BLT's at the same epsilon for the planned rounds (always at
+# epsilon = inf: neither adds noise). With noise the BLT's std is 1.8-2.5x lower
+# for 10 to 4,096 rounds (prefix_noise_ratio), so it stays. (At 2^17 columns,
+# epsilon = 1, rounds of 2,000, the float sampler, seeds 0-2, the tree measured
+# 0.556-0.586 against the BLT's 0.555-0.585, both near chance: the rule follows
+# the noise std, which is what the two differ in.)
+WIDE_TREE_NOISE_RATIO = 1.25
+
+
+def wide_stream(estimator, n_features, algorithm):
+    """Whether a stream of ``algorithm`` for ``estimator`` (a kind) on rows of
+    ``n_features`` features (None: not known yet) takes the wide rules."""
+    return (estimator == CLASSIFIER and algorithm == WIDE_AUTO_STREAM
+            and n_features is not None and n_features > LS_AUTO_MAX_FEATURES)
+
+
+def wide_round(n_features, horizon_rows):
+    """Rows per round of ``batch_size="auto"`` for a wide stream (before the
+    narrow rule's floor, which the caller applies): n_features /
+    WIDE_COLUMNS_PER_ROW, at most horizon / WIDE_MIN_ROUNDS."""
+    rows = -(-int(n_features) // WIDE_COLUMNS_PER_ROW)
+    if horizon_rows is not None:
+        rows = min(rows, int(horizon_rows) // WIDE_MIN_ROUNDS)
+    return max(rows, 1)
+
+
+def wide_mechanism(epsilon, n_rounds, noise_ratio):
+    """``mechanism="auto"`` of a wide stream where the narrow rule gives the BLT:
+    "tree" at epsilon = inf or where ``noise_ratio(n_rounds)`` (the tree's
+    prefix-sum noise std over the BLT's at the same epsilon) is at most
+    WIDE_TREE_NOISE_RATIO, else "blt". ``n_rounds``: planned rounds (None:
+    open-ended, where the BLT's epochs are far ahead of the open tree)."""
+    if math.isinf(epsilon):
+        return "tree"
+    if n_rounds is None or noise_ratio(n_rounds) > WIDE_TREE_NOISE_RATIO:
+        return "blt"
+    return "tree"
+
 
 # the regressor's default alpha for most algorithms, the classifier's for most
 _ALPHA = {REGRESSOR: REGRESSOR_ALPHA, CLASSIFIER: CLASSIFIER_ALPHA}
@@ -218,8 +290,9 @@ AUTO = {REGRESSOR: ("ftrl-momentum", "noisy-gd", "ftl", "ftl"),
 
 # the stream of "auto" where AUTO's is not defined or too wide: (name, most
 # features a sufficient-statistic AUTO stream takes, or None). The classifier's "ls" has no paper
-# calibration and keeps d x d sums (LS_AUTO_MAX_FEATURES). To go back to
-# "ftrl" everywhere, set AUTO's classifier stream to "ftrl".
+# calibration and keeps d x d sums (LS_AUTO_MAX_FEATURES): above that width
+# auto_stream takes WIDE_AUTO_STREAM ("ftrl-momentum"), or this fallback under
+# pure DP. To go back to "ftrl" everywhere, set AUTO's classifier stream to "ftrl".
 AUTO_STREAM_FALLBACK = {CLASSIFIER: ("ftrl", LS_AUTO_MAX_FEATURES)}
 
 
@@ -236,8 +309,12 @@ def auto_stream(estimator, n_features, calibration, pure=False):
     # the width rule is for d x d state only (a first-order AUTO ignores it)
     too_wide = (ALGORITHMS[name].kind == SUFFICIENT_STATISTIC and n_features is not None
                 and max_features is not None and n_features > max_features)
-    if too_wide or (calibration == "paper" and ALGORITHMS[name].paper is not None):
+    if calibration == "paper" and ALGORITHMS[name].paper is not None:
         return other
+    if too_wide:
+        # "ftrl-momentum" (WIDE_AUTO_STREAM) needs delta > 0; under pure DP,
+        # where it was not measured, "ftrl" as before
+        return other if pure else WIDE_AUTO_STREAM
     return name
 
 

@@ -38,7 +38,10 @@ _SHARED = {
         stream) takes rounds of 100 rows (50 when ``horizon`` is below
         10,000; past 100,000 rows, ceil(horizon / 1,000) rows, at most
         1,000, each round with the step of a round of 100), whatever the
-        chunks.
+        chunks; the classifier's ``"ftrl-momentum"`` on more than 1,000
+        features, ceil(n_features / 64) rows if more, at most ``horizon`` /
+        50 (each round costs O(n_features) work and noise; the user guide's
+        "Wide rows").
         1 is the seeds' per-row round. Rows of an incomplete round wait, exactly and
         unpublished, until the round completes (``n_samples_waiting_``
         counts them; a release that has learned from no row warns); the
@@ -91,8 +94,11 @@ _SHARED = {
         the seeds. The BLT needs ``delta > 0`` and adds 2.2-2.7x less noise
         to each prefix sum over 10^4 to 10^6 rounds at the same budget
         (docs/benchmarks/prefix_sums.md). ``"auto"``: the BLT when
-        ``delta > 0`` and ``noise_calibration="tight"``, else the tree.
-        Fixed when a stream starts.""",
+        ``delta > 0`` and ``noise_calibration="tight"``, else the tree; for
+        the classifier's ``"ftrl-momentum"`` on more than 1,000 features the
+        tree also at ``epsilon=inf`` (no noise: the tree's O(d) update is the
+        cheaper) and wherever its noise is within 1.25x of the BLT's for the
+        planned rounds. Fixed when a stream starts.""",
     "fit_intercept": """fit_intercept : bool, default=True
         Learn an intercept through a constant column equal to ``data_norm``
         (the clipped row then has norm at most ``sqrt(2) * data_norm``).""",

@@ -39,12 +39,15 @@ def test_auto_streams_with_ls_and_fits_with_noisy_gd():
     assert clf.algorithm_ == "noisy-gd"
 
 
-def test_auto_takes_ftrl_for_wide_rows_and_the_paper_calibration():
+def test_auto_takes_first_order_streams_for_wide_rows_and_the_paper_calibration():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, LS_AUTO_MAX_FEATURES + 1)) / 40
     y = rng.integers(0, 2, 50)
+    # wide: "ftrl-momentum" (tests/linear_model/test_wide_auto.py), "ftrl" under pure DP
     clf = PrivateOnlineLogistic(data_norm=1.0, random_state=0, horizon=100)
-    assert clf.partial_fit(X, y, classes=[0, 1]).algorithm_ == "ftrl"
+    assert clf.partial_fit(X, y, classes=[0, 1]).algorithm_ == "ftrl-momentum"
+    pure = PrivateOnlineLogistic(data_norm=1.0, random_state=0, horizon=100, delta=0.0)
+    assert pure.partial_fit(X, y, classes=[0, 1]).algorithm_ == "ftrl"
     narrow = PrivateOnlineLogistic(data_norm=1.0, random_state=0, horizon=100)
     assert narrow.partial_fit(X[:, :LS_AUTO_MAX_FEATURES], y, classes=[0, 1]).algorithm_ == "ls"
     paper = PrivateOnlineLogistic(data_norm=1.0, random_state=0, horizon=100,

@@ -1,0 +1,55 @@
+"""The registry's rules for wide classifier streams (issue 32): which
+algorithm, rounds and mechanism "auto" takes for which public inputs."""
+
+import math
+
+import pytest
+
+from skdpol.mechanisms import prefix_noise_ratio
+from skdpol.online._registry import (
+    CLASSIFIER, LS_AUTO_MAX_FEATURES, REGRESSOR, WIDE_COLUMNS_PER_ROW, WIDE_MIN_ROUNDS,
+    WIDE_TREE_NOISE_RATIO, auto_stream, wide_mechanism, wide_round, wide_stream)
+
+
+@pytest.mark.parametrize("n_features, pure, calibration, expected", [
+    (LS_AUTO_MAX_FEATURES, False, "tight", "ls"),  # narrow: unchanged
+    (LS_AUTO_MAX_FEATURES + 1, False, "tight", "ftrl-momentum"),
+    (2**17, False, "tight", "ftrl-momentum"),
+    (2**17, True, "tight", "ftrl"),  # pure DP: not measured, as before
+    (2**17, False, "paper", "ftrl"),  # the seeds' calibration, as before
+    (None, False, "tight", "ls"),  # width not known yet
+])
+def test_auto_stream_by_width(n_features, pure, calibration, expected):
+    assert auto_stream(CLASSIFIER, n_features, calibration, pure=pure) == expected
+
+
+def test_the_regressor_is_not_touched():
+    assert auto_stream(REGRESSOR, 2**17, "tight") == "ftrl-momentum"
+    assert not wide_stream(REGRESSOR, 2**17, "ftrl-momentum")
+    assert not wide_stream(CLASSIFIER, LS_AUTO_MAX_FEATURES, "ftrl-momentum")
+    assert not wide_stream(CLASSIFIER, 2**17, "ftrl")
+    assert wide_stream(CLASSIFIER, LS_AUTO_MAX_FEATURES + 1, "ftrl-momentum")
+
+
+@pytest.mark.parametrize("n_features, horizon, expected", [
+    (2**17, 100_000, 2_000),  # d / 64 = 2,048, capped at 50 rounds of the horizon
+    (2**17, None, 2_048),
+    (2**17, 10**7, 2_048),
+    (10_000, 20_000, 157),
+    (1_001, 100_000, 16),  # below the narrow floor, which the estimator applies
+])
+def test_wide_round_grows_with_d_and_keeps_fifty_rounds(n_features, horizon, expected):
+    assert wide_round(n_features, horizon) == expected
+    assert expected >= min(math.ceil(n_features / WIDE_COLUMNS_PER_ROW),
+                           (horizon or 10**12) // WIDE_MIN_ROUNDS)
+
+
+def test_wide_mechanism_takes_the_tree_only_where_its_noise_is_comparable():
+    assert wide_mechanism(math.inf, 50, prefix_noise_ratio) == "tree"  # no noise at all
+    assert wide_mechanism(math.inf, None, prefix_noise_ratio) == "tree"
+    for rounds in (10, 50, 100, 4096):  # the BLT is ~2x lower: it stays
+        assert prefix_noise_ratio(rounds) > WIDE_TREE_NOISE_RATIO
+        assert wide_mechanism(1.0, rounds, prefix_noise_ratio) == "blt"
+    assert wide_mechanism(1.0, None, prefix_noise_ratio) == "blt"
+    assert prefix_noise_ratio(1) == pytest.approx(1.0)  # one leaf: the same release
+    assert wide_mechanism(1.0, 1, prefix_noise_ratio) == "tree"
