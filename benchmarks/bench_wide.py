@@ -11,6 +11,10 @@ defaults (sparse CSR into the model) against the same pipeline made dense.
 Usage::
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_wide.py [--rows N] [--seeds K]
+
+To iterate on one row, ``--only regressor:1000`` (repeatable; ``kind:d``,
+d = 131072 for the CSR row) runs just that row and prints it; the doc is
+then written only with ``--out``.
 """
 
 import argparse
@@ -130,7 +134,15 @@ def main():
     parser.add_argument("--chunk", type=int, default=10_000)
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--no-adult", action="store_true")
+    parser.add_argument("--only", action="append", default=[], metavar="KIND:D",
+                        help="run only these rows (e.g. regressor:1000); implies --no-adult "
+                             "and writes no doc unless --out is given")
+    parser.add_argument("--out", default=None, help=f"the doc to write (default {OUT})")
     args = parser.parse_args()
+    only = {(k, int(d)) for k, d in (item.split(":") for item in args.only)}
+    out = args.out if args.out is not None or not only else None
+    if only:
+        args.no_adult = True
     warnings.simplefilter("ignore")
     # d = 10,000 dense: at most DENSE_WIDE_ROWS rows (100,000 x 10,000 float64
     # rows are 8 GB before any learning; 20,000 are 1.6 GB)
@@ -139,7 +151,8 @@ def main():
         "# Wide data: rows per second, memory, accuracy",
         "",
         "Written by `benchmarks/bench_wide.py` "
-        f"(`--rows {args.rows} --chunk {args.chunk} --seeds {args.seeds}`), "
+        f"(`--rows {args.rows} --chunk {args.chunk} --seeds {args.seeds}"
+        f"{''.join(f' --only {item}' for item in args.only)}`), "
         "one process, `OMP_NUM_THREADS=1`, on a 2-core machine shared with other jobs "
         "(rates are indicative). Unit-norm rows, `data_norm=1`; a linear target. "
         "`rate` and `SGD rate`: rows per second of `partial_fit` over the stream "
@@ -155,6 +168,8 @@ def main():
     ]
     for kind in ("classifier", "regressor"):
         for d, sparse in widths:
+            if only and (kind, d) not in only:
+                continue
             for seed in range(args.seeds):
                 n = args.rows if sparse or d < 10_000 else min(args.rows, DENSE_WIDE_ROWS)
                 for eps, alg, rate, sgd_rate, mem, sgd_mem, score, ref in row(
@@ -204,8 +219,11 @@ def main():
         "* Adult: the sparse pipeline gives the dense pipeline's accuracy (the model "
         "equals the dense input's up to float rounding) and fits faster.",
     ]
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
+    if only and out is None:
+        return
+    out = OUT if out is None else out
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 

@@ -59,8 +59,8 @@ loss with a known horizon the divisor grows with the public noise-to-signal
 ratio d nu^2 / n (:func:`noise_step_scale`: d the width, nu the last
 release's noise in units of the leaf sensitivity, n the planned rows); it is
 50 wherever that ratio is below 0.4 (every real table at epsilon 1, and
-d <= 100 at epsilon 1 over 100,000 rows). A function of public quantities
-only, so still post-processing.
+d <= 100 at epsilon 1 over 100,000 rows) and for horizons of fewer than 40
+rounds. A function of public quantities only, so still post-processing.
 
 **Averaging.** rho_t = 1 / (tail t) weights iterate s in avg_t about like
 s^(1/tail - 1) (polynomial-decay averaging, Shamir and Zhang 2013): the
@@ -78,6 +78,7 @@ import numpy as np
 
 from ..mechanisms import prefix_sum_mechanism
 from ._rounds import RoundBuffer
+from ._step_noise import noise_step_scale
 
 MOMENTUM = 0.95
 TAIL = 0.7
@@ -87,55 +88,6 @@ STEP_DIVISOR = 50.0  # lr = b / (STEP_DIVISOR R~^2)
 # horizon holds fewer than SMALL_HORIZON rows (fewer than 100 rounds of 100:
 # more, smaller steps; the prototypes' rule, measured on wine's 3,918 rows)
 ROUND_ROWS, SMALL_ROUND_ROWS, SMALL_HORIZON = 100, 50, 10_000
-
-
-# the step's noise rule (noise_step_scale): at most NOISE_RATIO_FREE of
-# d nu^2 / n leaves the step alone; the step is never cut by more than to
-# b / (NOISE_CAP nu R~^2)
-NOISE_RATIO_FREE, NOISE_CAP = 0.4, 15.0
-
-
-def noise_step_scale(n_features, noise_ratio, horizon_rows):
-    """How many times smaller than ``b / (50 R~^2)`` the step of a Huber stream is
-    (>= 1), from public quantities only: the width d (``n_features``), the
-    noise nu of the last planned release in units of the leaf sensitivity 2 L
-    (``noise_ratio``: the mechanism's per-coordinate std at the horizon over
-    2 L) and the planned rows n (``horizon_rows``; None: open-ended, no rule).
-
-    Why (the Huber stream in unit space, rows of norm <= R~, residual bound
-    tau, sigma_N = 2 L nu = 2 tau R~ nu the prefix sums' noise per
-    coordinate; measurements in docs/benchmarks/wide.md):
-
-    * The iterate carries the released noise of its last steps: its
-      prediction error from noise is about eta sigma_N R~, eta = lr / (b (1 -
-      beta)) the step per row after momentum, i.e. 2 nu / (D (1 - beta))
-      = 40 nu / D residual bounds at step divisor D. At D = 50 and nu = 13
-      (epsilon 1, 1,000 rounds) that is ~10 tau: most residuals are clipped,
-      so the stream only sees a fraction p ~ D / (40 nu) of the curvature.
-    * The averaged iterate's noise is the prefix sums' noise over the
-      curvature it saw: per coordinate ~ sigma_N / (p lambda n) with
-      lambda ~ R~^2 / d the mean curvature of unit rows, so its error in
-      prediction units is ~ tau (d nu / n) / p, which grows like the public
-      ratio r = d nu^2 / n times 1 / D.  Measured at D = 50 (R^2 lost to
-      the noise): r = 0.17 King County at epsilon 1 (0.000), 0.18 d = 100
-      (0.008), 0.45-0.62 (0.03-0.08), 1.8 d = 1,000 at epsilon 1 (0.44),
-      7.3 (3.8). Holding r / D at its harmless value NOISE_RATIO_FREE / 50
-      gives D = 50 r / NOISE_RATIO_FREE.
-    * Past D ~ NOISE_CAP nu the iterate's noise is within a few tau
-      (40 / NOISE_CAP ~ 2.7), p is ~1 and a smaller step only slows the
-      learning (its rate is then ~ 1 / D): the cut stops there.
-
-    Below r = NOISE_RATIO_FREE (every real table at epsilon 1, d <= 100 at
-    epsilon 1 and 100,000 rows, any epsilon = inf stream) the scale is 1
-    and the stream is unchanged. Privacy: the scale is a function of d, n,
-    epsilon, delta and the mechanism (public), not of any row; the step is
-    post-processing of the released prefix sums (module notes).
-    """
-    if horizon_rows is None or not noise_ratio > 0:
-        return 1.0
-    ratio = n_features * noise_ratio**2 / horizon_rows
-    scale = min(ratio / NOISE_RATIO_FREE, NOISE_CAP * noise_ratio / STEP_DIVISOR)
-    return max(1.0, scale)
 
 
 def momentum_round(horizon_rows):
@@ -235,7 +187,8 @@ class MomentumFTRL(RoundBuffer):
         noise_ratio = (self._tree.noise_std_at([self.horizon])[0]
                        / (2.0 * self.lipschitz))
         return noise_step_scale(self.n_features, noise_ratio,
-                                self.horizon * self.batch_size)
+                                self.horizon * self.batch_size, self.horizon,
+                                base_divisor=STEP_DIVISOR)
 
     @property
     def published(self):
