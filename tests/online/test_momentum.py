@@ -91,7 +91,8 @@ def test_the_algorithm_states_the_derived_bound():
     assert scale > 1.0
     assert algo.learning_rate == pytest.approx(10 / (50 * 1.25 * scale))
     # without noise the rule is inert: b / (50 R~^2) exactly
-    assert _stream(epsilon=math.inf, horizon=60).learning_rate == pytest.approx(10 / (50 * 1.25), rel=1e-12)
+    assert _stream(epsilon=math.inf, horizon=60).learning_rate == pytest.approx(
+        10 / (50 * 1.25), rel=1e-12)
     no_intercept = _stream(intercept=False)
     assert no_intercept.row_bound == pytest.approx(1.0)
     assert no_intercept.lipschitz == pytest.approx(TAU)
