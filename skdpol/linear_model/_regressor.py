@@ -103,7 +103,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         1,000) rows, at most 1,000) with ``batch_size="auto"``, a public step
         of ``batch_size / (50 R^2)`` (R^2 = 1.25: unit rows and a constant
         column of 0.5 internally; at most that of 100 rows for the automatic
-        rounds), O(d) state. One pass at epsilon
+        rounds), made smaller on wide or noisy streams from the public ratio
+        d nu^2 / n (width, released noise, horizon;
+        :func:`skdpol.online._step_noise.noise_step_scale`), O(d) state. One
+        pass at epsilon
         = 1 is close to ``fit`` on real tables (King County R^2 0.752 against
         0.764, and 0.751 for ``fit`` at epsilon = 0.5;
         docs/benchmarks/stream.md). Its ``fit`` runs the same one pass and

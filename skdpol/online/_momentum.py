@@ -54,7 +54,13 @@ numbers (b, R~, tau, beta, tail, alpha): it costs nothing more.
 step per row, 1 / (50 R~^2), whatever b (1 / R~^2 is the inverse of the
 public curvature bound of the Huber and squared losses in unit space), and
 scale-free: unit space already divides rows by ``data_norm`` and labels by
-``y_bound``, so the step does not depend on the user's units.
+``y_bound``, so the step does not depend on the user's units. For the Huber
+loss with a known horizon the divisor grows with the public noise-to-signal
+ratio d nu^2 / n (:func:`noise_step_scale`: d the width, nu the last
+release's noise in units of the leaf sensitivity, n the planned rows); it is
+50 wherever that ratio is below 0.4 (every real table at epsilon 1, and
+d <= 100 at epsilon 1 over 100,000 rows) and for horizons of fewer than 40
+rounds. A function of public quantities only, so still post-processing.
 
 **Its cap (``step_rows``).** A round is one heavy-ball step on its mean
 loss, whose curvature is at most lambda <= R~^2 (the mean of v~ v~^T over
@@ -97,6 +103,7 @@ import numpy as np
 
 from ..mechanisms import prefix_sum_mechanism
 from ._rounds import RoundBuffer
+from ._step_noise import noise_step_scale
 
 MOMENTUM = 0.95
 TAIL = 0.7
@@ -234,8 +241,6 @@ class MomentumFTRL(RoundBuffer):
         self.constant = float(constant) if intercept else None
         # R~: rows [u, c] (or u alone)
         self.row_bound = math.hypot(feature_bound, constant) if intercept else feature_bound
-        step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))
-        self.learning_rate = step_rows / (step_divisor * self.row_bound**2)
         # the per-row gradient bound L, for every model (no ball): see the notes
         self.lipschitz = loss.lipschitz(self.row_bound, math.inf)
         shape = (self.n_outputs, self.n_features)
@@ -248,10 +253,26 @@ class MomentumFTRL(RoundBuffer):
             sensitivity=2.0 * self.lipschitz, noise=noise, horizon=horizon, rng=rng,
             # a leaf sums batch_size gradients of norm <= lipschitz
             leaf_bound=self.batch_size * self.lipschitz)
+        # the step: min(b, step_rows) rows' worth (the notes' "Its cap"), its
+        # divisor raised on noisy wide streams (:func:`noise_step_scale`)
+        step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))
+        self.learning_rate = step_rows / (
+            step_divisor * self._noise_step_scale(loss) * self.row_bound**2)
         self._theta = np.zeros(shape)
         self._velocity = np.zeros(shape)
         self._average = np.zeros(shape)
         self._last_release = np.zeros(shape)
+
+    def _noise_step_scale(self, loss):
+        """:func:`noise_step_scale` for the Huber loss (its derivation is about
+        clipped residuals); 1 for the classifier's losses."""
+        if not hasattr(loss, "threshold") or self.horizon is None:
+            return 1.0
+        noise_ratio = (self._tree.noise_std_at([self.horizon])[0]
+                       / (2.0 * self.lipschitz))
+        return noise_step_scale(self.n_features, noise_ratio,
+                                self.horizon * self.batch_size, self.horizon,
+                                base_divisor=STEP_DIVISOR)
 
     @property
     def published(self):

@@ -22,6 +22,7 @@ from skdpol.online._momentum import (
     momentum_round,
     momentum_step_rows,
 )
+from skdpol.online._step_noise import noise_step_scale
 
 TAU = 0.125
 
@@ -80,15 +81,78 @@ def test_a_replaced_row_moves_a_leaf_by_at_most_2L(loss, bound):
 
 
 def test_the_algorithm_states_the_derived_bound():
-    algo = _stream()
+    algo = _stream(horizon=60)
     assert algo.row_bound == pytest.approx(math.hypot(1.0, CONSTANT))
     assert algo.lipschitz == pytest.approx(TAU * math.hypot(1.0, CONSTANT))
     assert algo._tree.sensitivity == pytest.approx(2 * algo.lipschitz)
-    # the public step: b / (50 R~^2), nothing read from rows
-    assert algo.learning_rate == pytest.approx(10 / (50 * 1.25))
+    # the public step: b / (50 R~^2) times the noise rule's public scale
+    # (60 rounds of 10 rows at epsilon 1: d nu^2 / n is past the free ratio)
+    nu = algo._tree.noise_std_at([60])[0] / (2 * algo.lipschitz)
+    scale = noise_step_scale(5, nu, 600, 60)
+    assert scale > 1.0
+    assert algo.learning_rate == pytest.approx(10 / (50 * 1.25 * scale))
+    # without noise the rule is inert: b / (50 R~^2) exactly
+    assert _stream(epsilon=math.inf, horizon=60).learning_rate == pytest.approx(
+        10 / (50 * 1.25), rel=1e-12)
     no_intercept = _stream(intercept=False)
     assert no_intercept.row_bound == pytest.approx(1.0)
     assert no_intercept.lipschitz == pytest.approx(TAU)
+
+
+# ----------------------------------------------------------------- the step's noise rule
+def test_noise_step_scale_is_inert_below_the_free_ratio():
+    # open-ended, no noise, or d nu^2 / n <= 0.4: the step b / (50 R~^2)
+    assert noise_step_scale(1001, 13.5, None, None) == 1.0
+    assert noise_step_scale(1001, 0.0, 100_000, 1000) == 1.0
+    # King County at epsilon 1 (19 columns, nu 12.4, 17,300 rows in 173
+    # rounds: ratio 0.17), wine (12, 11.2, 3,950 in 79: 0.38), d = 100 at
+    # epsilon 1 over 100,000 rows (0.18)
+    assert noise_step_scale(19, 12.4, 17_300, 173) == 1.0
+    assert noise_step_scale(12, 11.2, 3_950, 79) == 1.0
+    assert noise_step_scale(101, 13.5, 100_000, 1000) == 1.0
+    assert noise_step_scale(400, 10.0, 100_000, 1000) == 1.0  # ratio exactly 0.4
+
+
+def test_noise_step_scale_is_inert_for_short_horizons():
+    # under 40 rounds (the heavy ball's transient) the stream is left alone,
+    # whatever the ratio; from 40 rounds on the rule applies
+    assert noise_step_scale(5, 9.0, 600, 12) == 1.0
+    assert noise_step_scale(5, 9.0, 1_950, 39) == 1.0
+    assert noise_step_scale(5, 20.0, 2_000, 40) > 1.0
+
+
+def test_noise_step_scale_grows_with_the_ratio_up_to_its_cap():
+    # between: r / 0.4 with r = d nu^2 / n (d = 1,000 at epsilon 1: ~4.6)
+    r = 1001 * 13.5**2 / 100_000
+    assert noise_step_scale(1001, 13.5, 100_000, 1000) == pytest.approx(
+        min(r / 0.4, 15 * 13.5 / 50))
+    assert noise_step_scale(301, 12.5, 40_000, 400) == pytest.approx(
+        301 * 12.5**2 / 40_000 / 0.4)
+    # the cap: the step never falls below b / (15 nu R~^2)
+    assert noise_step_scale(10**5, 12.0, 20_000, 200) == pytest.approx(15 * 12.0 / 50)
+    assert noise_step_scale(10**5, 12.0, 20_000, 200, base_divisor=100.0) == pytest.approx(
+        15 * 12.0 / 100)
+    # monotone in d and nu, decreasing in n
+    grid = [noise_step_scale(d, 13.5, 100_000, 1000) for d in (100, 300, 1000, 3000)]
+    assert grid == sorted(grid)
+    assert noise_step_scale(1001, 27.0, 100_000, 1000) > noise_step_scale(1001, 13.5, 100_000, 1000)
+    assert noise_step_scale(1001, 13.5, 200_000, 2000) < noise_step_scale(1001, 13.5, 100_000, 1000)
+
+
+@pytest.mark.parametrize("loss", [LogisticLoss(), MultinomialLoss(3)])
+def test_the_noise_rule_leaves_the_classifier_losses_alone(loss):
+    # the rule's derivation is about clipped residuals: Huber only
+    assert _stream(loss, horizon=60).learning_rate == pytest.approx(10 / (50 * 1.25), rel=1e-12)
+
+
+def test_the_noise_rule_reads_no_row():
+    # the step is fixed when the stream is built, before any row: the same for
+    # any data, so a function of the public terms only
+    a, b = _stream(seed=0, horizon=60), _stream(seed=1, horizon=60)
+    lr = a.learning_rate
+    rng = np.random.default_rng(3)
+    a.learn(_unit_rows(rng, 100, 4), rng.uniform(-1, 1, 100))
+    assert a.learning_rate == lr == b.learning_rate
 
 
 # ----------------------------------------------------------------- calibration
