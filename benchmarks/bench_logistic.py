@@ -804,7 +804,9 @@ optimum of 0.003-0.03 for streams of 6,000 to 32,561 rows; unit space came
 with 7656a98 the same day, where raw alpha = 0.05 is about 0.05 / data_norm^2
 = 0.001, and 2f95f9d's unit default 0.003 still gave 0.782): on this 180,000-row
 stream FTRL wants a smaller regulariser (alpha ~ 1/sqrt(n)), so 0.01 costs
-about a point with or without noise (the sweep's eps = inf column);
+about a point with or without noise (the sweep's eps = inf column; at
+alpha = 0.001, about the old raw 0.05, the sweep's batch_size=512 cell reads
+{cells.get((0.001, DEFAULT_BATCH), float('nan')):.4f});
 (2) `mechanism='auto'` became the BLT with open-ended epochs for a stream
 without a horizon (be4a49f): it is calibrated for 2^20 rounds, so after these
 {n_train // DEFAULT_BATCH} rounds it has spent {blt_spent:.2f} of epsilon where the tree has spent {tree_spent:.2f}; the
