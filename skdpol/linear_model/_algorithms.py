@@ -171,7 +171,8 @@ class AlgorithmBuilderMixin:
         (IGD's squared-loss step bound holds for one row a round, and
         MI-OGD's steps on the squared loss are tuned for them); "momentum":
         100 rows, 50 below a horizon of 10,000 rows
-        (:func:`~skdpol.online._momentum.momentum_round`); otherwise the
+        (:func:`~skdpol.online._momentum.momentum_round`); an int: that many
+        rows (the regressor's "ftrl": 20, its step is capped); otherwise the
         gradient family's: a round is one gradient step, so the call is cut
         into even rounds of at most GRADIENT_ROUND rows (the measured best
         fixed size) rather than one."""
@@ -185,6 +186,8 @@ class AlgorithmBuilderMixin:
             if self._wide(stream=True):  # rounds growing with d (the registry's notes)
                 rows = max(rows, wide_round(self.n_features_in_, self.horizon))
             return rows
+        if isinstance(rule, int):  # a fixed round (the regressor's "ftrl")
+            return rule
         n_rounds = -(-n_rows // GRADIENT_ROUND)
         return -(-n_rows // n_rounds)
 
@@ -241,6 +244,9 @@ class AlgorithmBuilderMixin:
             batch_size = momentum_round(n_rows)  # the stream's rounds, over all rows
             if self._wide(stream=False):
                 batch_size = max(batch_size, wide_round(self.n_features_in_, n_rows))
+        elif (spec.fit_release(self._kind) == "stream" and self.batch_size == "auto"
+              and isinstance(spec.auto_round.get(self._kind), int)):
+            batch_size = spec.auto_round[self._kind]  # the stream's fixed rounds
         return batch_size, n_rows + (-n_rows % batch_size)
 
     def _fit_gradient_event(self, units, loss, n_rows, n_columns, batch_size):
@@ -248,10 +254,12 @@ class AlgorithmBuilderMixin:
         ``n_columns`` (intercept included), from public quantities only
         (:func:`skdpol.online.fit_once_event`)."""
         batch_size, padded = self._fit_gradient_batch(n_rows, batch_size)
+        algorithm = self._algorithm_for(stream=False)
         return fit_once_event(
-            self._algorithm_for(stream=False), padded,
+            algorithm, padded,
             **self._algorithm_params(units, loss, n_columns, batch_size, False),
-            rng=np.random.default_rng(0), mechanism=self._mechanism)
+            rng=np.random.default_rng(0), mechanism=self._mechanism,
+            one_release=ALGORITHMS[algorithm].fit_release(self._kind))
 
     def _fit_gradient(self, stream, loss, Xa, ya, batch_size):
         """``fit``'s one release of the gradient family
@@ -269,7 +277,8 @@ class AlgorithmBuilderMixin:
         W, event, ran = fit_once(
             algorithm, Xa, ya,
             **self._algorithm_params(stream.units, loss, Xa.shape[1], batch_size, False),
-            rng=self._rng, mechanism=self._mechanism)
+            rng=self._rng, mechanism=self._mechanism,
+            one_release=ALGORITHMS[algorithm].fit_release(self._kind))
         if ran is not None:
             stream.algorithm = ran
         return W, event

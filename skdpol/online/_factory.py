@@ -1,8 +1,9 @@
 """Build a private streaming algorithm from the estimators' parameters."""
 
+from ..losses import HuberLoss
 from ..mechanisms import NoiseSpec
 from ..mechanisms import prefix_sum_event
-from ._ftal import PrivateFTAL
+from ._ftal import INITIAL_CURVATURE, PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
 from ._lsq import PrivateLeastSquaresClassifier
 from ._mi_ogd import MutualInformationOGD
@@ -96,8 +97,13 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
             epsilon, delta, family=noise.family, sampler=noise.sampler,
             make_event=lambda m: prefix_sum_event(mechanism, horizon=horizon,
                                                   noise=noise.with_multiplier(m)))
+        initial = 0.0
+        if algorithm == "ftrl" and isinstance(loss, HuberLoss):
+            # the regressor's "ftrl": sigma_0 = b R^2 / 2, public (_ftal notes)
+            initial = INITIAL_CURVATURE * batch_size * loss.smoothness(row_bound)
         return PrivateFTAL(**common, noise=spec, rng=rng, mechanism=mechanism,
-                           centre="published" if algorithm == "ftrl" else "origin")
+                           centre="published" if algorithm == "ftrl" else "origin",
+                           initial=initial)
     if family == "momentum":
         del calibration, feedback  # paper refused upstream; full gradients
         spec = NoiseSpec.calibrated(
@@ -117,7 +123,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
              epsilon, delta, noise, calibration, feedback, rng, intercept=None,
-             mechanism="tree", step_rows=None, step_divisor=None):
+             mechanism="tree", step_rows=None, step_divisor=None, one_release=None):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd, one noisy copy of
     the sums of every row for ls (a prefix sum of one leaf), one pass of the
@@ -125,56 +131,63 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     rounds: the planned horizon is ``len(X) // batch_size`` rounds, and
     ``mechanism`` releases its prefix sums).
 
+    ``one_release``: the estimator kind's choice
+    (:meth:`~skdpol.online._registry.AlgorithmSpec.fit_release`; None: the
+    registry's ``one_release``), e.g. "stream" for the regressor's ftrl.
+
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
     improve with one release (each row already pays once), so it streams.
     """
-    spec, common = _one_release_terms(algorithm, X.shape[0], loss=loss, n_features=n_features,
-                                      radius=radius, alpha=alpha, row_bound=row_bound,
-                                      batch_size=batch_size)
-    if spec.one_release == "stream":
+    spec, common, one_release = _one_release_terms(
+        algorithm, X.shape[0], loss=loss, n_features=n_features, radius=radius, alpha=alpha,
+        row_bound=row_bound, batch_size=batch_size, one_release=one_release)
+    if one_release == "stream":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng,
                              intercept=intercept, mechanism=mechanism, step_rows=step_rows,
                              step_divisor=step_divisor)
         stream.learn(X, y)
         return stream.published.copy(), stream.event(), stream
-    base = _base("giga" if spec.one_release == "averaged" else "igd", common, rng)
+    base = _base("giga" if one_release == "averaged" else "igd", common, rng)
     W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
                                rng=rng, calibration=calibration)
     return W, event, None
 
 
 def _one_release_terms(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
-                       batch_size):
-    """The registry's spec of ``algorithm`` and the terms of ``fit``'s stream or base."""
+                       batch_size, one_release=None):
+    """The registry's spec of ``algorithm``, the terms of ``fit``'s stream or
+    base, and the one release (``one_release``, or the registry's)."""
     spec = ALGORITHMS[algorithm]
+    one_release = spec.one_release if one_release is None else one_release
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
                   row_bound=row_bound, batch_size=batch_size, horizon=None)
     if spec.family in ONE_ROUND_FIT:  # one round of every row (noisy GD: K noisy steps)
         common["batch_size"] = n_rows
         common["horizon"] = 1
-    if spec.family == "momentum":  # a known horizon: the BLT of that many rounds
-        common["horizon"] = n_rows // batch_size
-    return spec, common
+    if spec.family == "momentum" or (spec.family == "prefix-sum" and one_release == "stream"):
+        common["horizon"] = n_rows // batch_size  # a known horizon: the BLT of that many rounds
+    return spec, common, one_release
 
 
 def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                    batch_size, epsilon, delta, noise, calibration, feedback, rng,
-                   intercept=None, mechanism="tree", step_rows=None, step_divisor=None):
+                   intercept=None, mechanism="tree", step_rows=None, step_divisor=None,
+                   one_release=None):
     """The event :func:`fit_once` states for ``n_rows`` rows (a multiple of
     ``batch_size``, as ``fit`` pads them), from public quantities only: the
     stream or base is built (``rng``: a throw-away generator; building reads
     no row) and asked its cost after ``n_rows // batch_size`` rounds, or
     POL's (:func:`~skdpol.online._pocp.offline_event`). Nothing is learned."""
-    spec, common = _one_release_terms(algorithm, n_rows, loss=loss, n_features=n_features,
-                                      radius=radius, alpha=alpha, row_bound=row_bound,
-                                      batch_size=batch_size)
-    if spec.one_release == "stream":
+    spec, common, one_release = _one_release_terms(
+        algorithm, n_rows, loss=loss, n_features=n_features, radius=radius, alpha=alpha,
+        row_bound=row_bound, batch_size=batch_size, one_release=one_release)
+    if one_release == "stream":
         stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
                              calibration=calibration, feedback=feedback, rng=rng,
                              intercept=intercept, mechanism=mechanism, step_rows=step_rows,
                              step_divisor=step_divisor)
         return stream.event(n_rows // common["batch_size"])
-    base = _base("giga" if spec.one_release == "averaged" else "igd", common, rng)
+    base = _base("giga" if one_release == "averaged" else "igd", common, rng)
     return offline_event(base, n_rows, epsilon=epsilon, delta=delta, noise=noise,
                          calibration=calibration)

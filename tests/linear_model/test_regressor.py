@@ -382,7 +382,7 @@ def test_a_failed_refit_leaves_the_fitted_estimator_untouched(stream):
     assert _state(est) == before
 
 
-@pytest.mark.parametrize("algorithm", ["ftrl", "ftal", "mi-ogd"])
+@pytest.mark.parametrize("algorithm", ["ftal", "mi-ogd"])  # ftrl's fit is its stream
 def test_fit_ignores_a_stream_batch_size_its_igd_cannot_use(stream, algorithm):
     # fit runs POL over IGD, whose squared-loss step bound needs per-row
     # rounds: a batch_size set for the stream must not make fit refuse
@@ -402,7 +402,7 @@ def _user_warnings(call):
     return [str(w.message) for w in caught if w.category is UserWarning]
 
 
-@pytest.mark.parametrize("algorithm", ["ftrl", "ftal", "igd", "giga", "mi-ogd"])
+@pytest.mark.parametrize("algorithm", ["ftal", "igd", "giga", "mi-ogd"])
 def test_the_seeds_gradient_algorithms_warn_once_per_stream_and_fit(algorithm, stream):
     # on the squared loss they return models far worse than the mean at their
     # default alpha (benchmarks/bench_regressor_algorithms.py): never silently
