@@ -58,9 +58,9 @@ scale-free: unit space already divides rows by ``data_norm`` and labels by
 loss with a known horizon the divisor grows with the public noise-to-signal
 ratio d nu^2 / n (:func:`noise_step_scale`: d the width, nu the last
 release's noise in units of the leaf sensitivity, n the planned rows); it is
-50 wherever that ratio is below 0.4 (every real table at epsilon 1, and
-d <= 100 at epsilon 1 over 100,000 rows) and for horizons of fewer than 40
-rounds. A function of public quantities only, so still post-processing.
+50 wherever that ratio is below 0.2 (King County at epsilon 1, and
+d <= 100 at epsilon 1 over 100,000 rows; wine's 0.38 at epsilon 1 is
+above it) and for horizons of fewer than 40 rounds. A function of public quantities only, so still post-processing.
 
 **Its cap (``step_rows``).** A round is one heavy-ball step on its mean
 loss, whose curvature is at most lambda <= R~^2 (the mean of v~ v~^T over
