@@ -150,9 +150,10 @@ class StreamState:
         """A copy of the stream that restores it (the shell's transaction,
         :class:`~skdpol.utils.Transaction`; ``memo`` its deep-copy memo).
 
-        A deep copy, unless the algorithm offers ``checkpoint(memo)`` (the
-        classifier's "ls": every array it holds is replaced, never written
-        in place, so its copy shares them). Then the stream's own attributes
+        A deep copy, unless the algorithm offers ``checkpoint(memo)`` ("ls"
+        and "ftrl-momentum", :class:`~skdpol.online._rounds.ReplacedState`:
+        every array they hold is replaced, never written in place, so their
+        copy shares them). Then the stream's own attributes
         are copied shallowly: they are numbers, the frozen unit space and
         the last release (a tuple, replaced, never changed)."""
         algorithm_checkpoint = getattr(self.algorithm, "checkpoint", None)

@@ -95,7 +95,6 @@ which for k = 2 is the binary model's (s_1 - s_0 = LOGIT_SCALE times the
 +-1 score). Positive scalings change no decision and no AUC.
 """
 
-import copy
 import math
 
 import numpy as np
@@ -106,7 +105,7 @@ from ..mechanisms import pack_symmetric, packed_dim, unpack_symmetric
 from ..mechanisms import prefix_sum_mechanism
 from ._ftl import default_scales, joint_sensitivity
 from ._ftl_float import float_leaf_sensitivity
-from ._rounds import RoundBuffer
+from ._rounds import ReplacedState, RoundBuffer
 
 INTERCEPT = 0.5  # the constant column's value in the stream's sums (see the notes)
 NOISE_RIDGE = 0.3  # lambda = NOISE_RIDGE sqrt(2 d) sigma_V (see the notes)
@@ -223,7 +222,7 @@ def _uncopied_leaf(ls, rows, Y):
     return np.concatenate([pack_symmetric(V), u.ravel()])
 
 
-class PrivateLeastSquaresClassifier(RoundBuffer):
+class PrivateLeastSquaresClassifier(ReplacedState, RoundBuffer):
     """Continual release of least-squares classifiers from private prefix sums.
 
     Each round of ``batch_size`` rows adds the leaf [pack(V_r) / s_V, vec(U_r) / s_u]
@@ -279,24 +278,6 @@ class PrivateLeastSquaresClassifier(RoundBuffer):
             mechanism, dim=self._k + self.n_features * k, sensitivity=self.sensitivity,
             noise=noise, horizon=horizon, rng=rng, leaf_bound=leaf_bound)
         self._model = np.zeros((k, self.n_features))
-
-    def __copy__(self):
-        """A checkpoint: restoring it undoes any later ``learn``."""
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        clone._tree = copy.copy(self._tree)
-        return clone
-
-    def checkpoint(self, memo):
-        """The shell's transaction copy (:meth:`StreamState.checkpoint
-        <skdpol.linear_model._streams.StreamState.checkpoint>`): the checkpoint
-        above, about 10x cheaper than a deep copy. It holds because rounds
-        replace every array (pending rows, the model; the mechanism's buffers,
-        totals and noise pool) instead of writing it in place, and the
-        mechanism's copy gets its own generator (its generators are its own,
-        keyed from the stream's: never shared with the estimator's)."""
-        clone = memo[id(self)] = self.__copy__()
-        return clone
 
     # ----------------------------------------------------------- rounds
     def _coded(self, y):

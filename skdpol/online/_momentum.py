@@ -102,7 +102,7 @@ import math
 import numpy as np
 
 from ..mechanisms import prefix_sum_mechanism
-from ._rounds import RoundBuffer
+from ._rounds import ReplacedState, RoundBuffer
 from ._step_noise import noise_step_scale
 
 MOMENTUM = 0.95
@@ -193,7 +193,7 @@ def _gradient_sum(X, D):
     return X.rmatmul(D.T) if lazy else np.asarray(X.T @ D).T
 
 
-class MomentumFTRL(RoundBuffer):
+class MomentumFTRL(ReplacedState, RoundBuffer):
     """DP-FTRL with heavy-ball momentum and averaging (module notes).
 
     Parameters

@@ -21,6 +21,7 @@ row), so it only dilutes the final round's mean step by b' / b; ``fit``
 pads its last round the same way.
 """
 
+import copy
 import math
 from abc import ABC, abstractmethod
 
@@ -134,6 +135,35 @@ class RoundBuffer(ABC):
     @abstractmethod
     def _publish(self):
         """Make the model after the last round public."""
+
+
+class ReplacedState:
+    """Cheap checkpoints for a round algorithm whose rounds *replace* every
+    array they change (pending rows, iterates, the model; the prefix-sum
+    mechanism's buffers, totals and noise pool) instead of writing it in
+    place, and keep their prefix sums in ``self._tree``.
+
+    A shallow copy then restores the algorithm exactly: it shares the arrays
+    (none is ever written again) and gets its own copy of the mechanism,
+    whose ``__copy__`` gives it its own generator (keyed from the stream's,
+    never shared with the estimator's). ``checkpoint(memo)`` is the shell's
+    transaction copy (:meth:`StreamState.checkpoint
+    <skdpol.linear_model._streams.StreamState.checkpoint>`), about 10x cheaper
+    than a deep copy of d-length state; a class that writes an array in place
+    must not inherit this.
+    """
+
+    def __copy__(self):
+        """A checkpoint: restoring it undoes any later ``learn``."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone._tree = copy.copy(self._tree)
+        return clone
+
+    def checkpoint(self, memo):
+        """The transaction's copy (the class notes)."""
+        clone = memo[id(self)] = self.__copy__()
+        return clone
 
 
 def project_ball(W, radius):

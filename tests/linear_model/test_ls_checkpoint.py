@@ -1,6 +1,7 @@
-"""The "ls" stream's transaction copy (StreamState.checkpoint): a failed call
-changes nothing, whatever the mechanism, and the stream goes on as if it had
-never been made."""
+"""The transaction copy of the "ls" and "ftrl-momentum" streams
+(StreamState.checkpoint, online._rounds.ReplacedState): a failed call changes
+nothing, whatever the mechanism, and the stream goes on as if it had never
+been made."""
 
 import pickle
 
@@ -10,6 +11,7 @@ import pytest
 from skdpol import PrivateOnlineLogistic
 from skdpol.linear_model._streams import StreamState
 from skdpol.online._lsq import PrivateLeastSquaresClassifier
+from skdpol.online._momentum import MomentumFTRL
 from skdpol.utils import Transaction
 
 CASES = {
@@ -28,21 +30,25 @@ def _data(n=3000, seed=0):
     return X, (X @ [2.0, -1.0, 0.5, 0.0] + rng.logistic(size=n) > 0).astype(int)
 
 
-def _make(params):
+ALGORITHMS = {"ls": PrivateLeastSquaresClassifier, "ftrl-momentum": MomentumFTRL}
+
+
+def _make(params, algorithm="ls"):
     return PrivateOnlineLogistic(**{"data_norm": 3.0, "batch_size": 100, "horizon": 3000,
-                                    "random_state": 0, "algorithm": "ls", **params})
+                                    "random_state": 0, "algorithm": algorithm, **params})
 
 
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
 @pytest.mark.parametrize("case", list(CASES))
-def test_a_fault_mid_chunk_changes_nothing_and_the_stream_goes_on(case, monkeypatch):
+def test_a_fault_mid_chunk_changes_nothing_and_the_stream_goes_on(case, algorithm, monkeypatch):
     X, y = _data()
-    est, ref = _make(CASES[case]), _make(CASES[case])
+    est, ref = _make(CASES[case], algorithm), _make(CASES[case], algorithm)
     for clf in (est, ref):
         clf.partial_fit(X[:1050], y[:1050], classes=[0, 1])
     assert hasattr(est._stream.algorithm, "checkpoint")
     before = pickle.dumps(est)
     calls = {"n": 0}
-    original = PrivateLeastSquaresClassifier._round
+    original = ALGORITHMS[algorithm]._round
 
     def failing_round(self, Xr, yr):
         calls["n"] += 1
@@ -50,7 +56,7 @@ def test_a_fault_mid_chunk_changes_nothing_and_the_stream_goes_on(case, monkeypa
             raise RuntimeError("injected fault")
         return original(self, Xr, yr)
 
-    monkeypatch.setattr(PrivateLeastSquaresClassifier, "_round", failing_round)
+    monkeypatch.setattr(ALGORITHMS[algorithm], "_round", failing_round)
     with pytest.raises(RuntimeError, match="injected fault"):
         est.partial_fit(X[1050:1900], y[1050:1900])
     monkeypatch.undo()
