@@ -129,9 +129,15 @@ def test_noise_step_scale_grows_with_the_ratio_up_to_its_cap():
     assert noise_step_scale(101, 12.5, 40_000, 400) == pytest.approx(
         101 * 12.5**2 / 40_000 / 0.2)
     # the cap: the step never falls below b / (15 nu R~^2)
-    assert noise_step_scale(10**5, 12.0, 20_000, 200) == pytest.approx(15 * 12.0 / 50)
-    assert noise_step_scale(10**5, 12.0, 20_000, 200, base_divisor=100.0) == pytest.approx(
-        15 * 12.0 / 100)
+    # (d = 1,000 at epsilon 1: r / 0.2 = 9.1 between the cap 4.05 and its square)
+    assert noise_step_scale(1001, 13.5, 100_000, 1000) == pytest.approx(15 * 13.5 / 50)
+    assert noise_step_scale(1001, 13.5, 20_000, 200, base_divisor=25.0) == pytest.approx(
+        15 * 13.5 / 25)
+    # far past the cap the step keeps shrinking like sqrt(r / 0.2): 2^17
+    # columns over 100,000 rows at epsilon 1 (r ~ 240)
+    r = (2**17 + 1) * 13.5**2 / 100_000
+    assert noise_step_scale(2**17 + 1, 13.5, 100_000, 1000) == pytest.approx((r / 0.2) ** 0.5)
+    assert noise_step_scale(2**17 + 1, 13.5, 100_000, 1000) > 15 * 13.5 / 50
     # monotone in d and nu, decreasing in n
     grid = [noise_step_scale(d, 13.5, 100_000, 1000) for d in (100, 300, 1000, 3000)]
     assert grid == sorted(grid)
