@@ -36,7 +36,7 @@ from skdpol import PrivateOnlineRegressor
 from skdpol.datasets import data_home
 
 SCHEDULE = sys.modules["skdpol.online._noisy_gd"]
-CS = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
+CS = (0.1, 0.2, 0.3, 0.4, 0.5, 1.0, 2.0)
 EPSILONS = (0.5, 1.0, 2.0)
 
 

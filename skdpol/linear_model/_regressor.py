@@ -103,8 +103,8 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         public step of ``batch_size / (50 R^2)`` (R^2 = 1.25: unit rows and a
         constant column of 0.5 internally), O(d) state. One pass at epsilon
         = 1 is close to ``fit`` on real tables (King County R^2 0.752 against
-        0.764, and 0.759 for ``fit`` at epsilon = 0.5; wine 0.190 against
-        0.234 and 0.237; docs/benchmarks/stream.md). Its ``fit`` runs the same one pass and
+        0.764, and 0.751 for ``fit`` at epsilon = 0.5; wine 0.190 against
+        0.207 and 0.217; docs/benchmarks/stream.md). Its ``fit`` runs the same one pass and
         publishes the last model. ``alpha`` adds ``alpha * w`` to its
         gradients (public post-processing; none by default).
         ``"ftl"``: private Follow-the-Leader for the quadratic loss (PQFTL,

@@ -185,9 +185,9 @@ ALGORITHMS = {spec.name: spec for spec in (
         auto_round={REGRESSOR: "call"}, one_release="stream"),
     # DP-FTRL with heavy-ball momentum (skdpol/online/_momentum.py): the
     # issue-31 prototypes' one-pass winner for regression; built, one pass at
-    # epsilon 1 (5 seeds): King County R^2 0.752 vs fit 0.764 (0.759 at
-    # epsilon 0.5), wine 0.190 vs 0.234 (0.237 at epsilon 0.5; fit's Huber
-    # schedule, docs/benchmarks/stream.md).
+    # epsilon 1 (5 seeds): King County R^2 0.752 vs fit 0.764 (0.751 at
+    # epsilon 0.5), wine 0.190 vs 0.207 (0.217 at epsilon 0.5 since fit's
+    # Huber schedule; docs/benchmarks/stream.md).
     # Named after the "ftrl" it extends: the same released gradient prefix
     # sums, with momentum and averaging as their post-processing. Its fit is
     # the same one pass over the rows (the last model published): a stream's
