@@ -129,3 +129,25 @@ def test_the_step_bound_includes_the_penalty(alpha, estimator):
         lipschitz = math.sqrt(2.0) * est.residual_bound
     assert np.all(np.isfinite(w))
     assert np.linalg.norm(w) <= lipschitz / alpha * (1 + 1e-6)
+
+
+def test_the_huber_schedule_bounds_the_noise_on_flat_directions():
+    # T nu is the noise per coordinate the iterate collects along a direction
+    # the loss does not curve: the Huber loss (the regressor's) keeps it at
+    # HUBER_SCHEDULE_C = 0.4 (c = 2 gave R^2 < 0 on wine and diabetes), the
+    # logistic loss keeps the classifier's SCHEDULE_C = 2; both stop at MAX_STEPS
+    from skdpol.accounting import gaussian_mu_for_budget
+    from skdpol.losses import HuberLoss, LogisticLoss
+    from skdpol.online import gradient_schedule
+    from skdpol.online._noisy_gd import (HUBER_SCHEDULE_C, MAX_STEPS, MOMENTUM,
+                                         SCHEDULE_C)
+    R = math.sqrt(2)
+    for loss, c in ((HuberLoss(0.125), HUBER_SCHEDULE_C), (LogisticLoss(), SCHEDULE_C)):
+        for n, eps in ((353, 1.0), (3918, 0.5), (3000, 1.0)):
+            K, lr = gradient_schedule(n, eps, 1e-6, loss, R)
+            nu = 2 * loss.lipschitz(R, math.inf) / (gaussian_mu_for_budget(eps, 1e-6) * n)
+            assert K * lr / (1 - MOMENTUM) * nu == pytest.approx(c, rel=1e-9)
+            assert lr <= 1 / loss.smoothness(R)
+        K, lr = gradient_schedule(10**6, 1.0, 1e-6, loss, R)
+        assert K == MAX_STEPS and lr == 1 / loss.smoothness(R)
+    assert HUBER_SCHEDULE_C == 0.4 and SCHEDULE_C == 2.0
