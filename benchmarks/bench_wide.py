@@ -45,6 +45,7 @@ def make_rows(n, d, sparse, rng):
         X.sum_duplicates()
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
         X = sp.diags(1.0 / norms) @ X
+        X.sort_indices()  # canonical, as FeatureHasher / HashingVectorizer give their rows
         w = rng.normal(size=d)
     else:
         X = rng.normal(size=(n, d))

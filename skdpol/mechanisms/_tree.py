@@ -384,7 +384,10 @@ class PrivatePrefixSum(PrefixSumStream):
 
     def release(self):
         """The private prefix sum of all leaves added so far."""
-        noisy = self._total + self.noise_at(self._t)
+        if self.noise_multiplier == 0:  # epsilon = inf: no node to draw or add; + 0.0
+            noisy = self._total + 0.0  # is what adding the zero nodes did (-0.0 -> 0.0)
+        else:
+            noisy = self._total + self.noise_at(self._t)
         return noisy if self._step is None else noisy * self._step
 
     # ------------------------------------------------------------ accounting

@@ -28,7 +28,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ..exceptions import BudgetExhaustedError
-from ..utils import stack_rows, zero_rows_like
+from ..utils import row_block, stack_rows, zero_rows_like
 
 
 class RoundBuffer(ABC):
@@ -95,7 +95,7 @@ class RoundBuffer(ABC):
         n_complete = (X.shape[0] - start) // b if not waiting else 0
         for r in range(n_complete):
             lo = start + r * b
-            self._round(X[lo:lo + b], y[lo:lo + b])
+            self._round(row_block(X, lo, lo + b), y[lo:lo + b])
             self.n_rounds += 1
             yield
         tail = start + n_complete * b

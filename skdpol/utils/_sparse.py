@@ -78,11 +78,20 @@ def scale_rows(X, factor):
 
 def with_column(X, value):
     """A CSR ``X`` with the constant column ``value`` appended (one more
-    stored entry per row)."""
-    n = X.shape[0]
-    col = sp.csr_matrix((np.full(n, float(value)), np.zeros(n, dtype=X.indices.dtype),
-                         np.arange(n + 1, dtype=X.indptr.dtype)), shape=(n, 1))
-    return sp.hstack([X, col], format="csr")
+    stored entry per row).
+
+    The new column's index is above every other, so each row's entry goes at
+    the row's end: inserted there directly (O(nnz)), the matrix is the one
+    ``sp.hstack`` gives (same entries, same order) without its re-sort,
+    which cost more than the rest of a wide chunk's unit rows."""
+    n, d = X.shape
+    ends = X.indptr[1:]
+    data = np.insert(X.data, ends, float(value))
+    indices = np.insert(X.indices, ends, d).astype(X.indices.dtype, copy=False)
+    indptr = X.indptr + np.arange(n + 1, dtype=X.indptr.dtype)
+    out = sp.csr_matrix((data, indices, indptr), shape=(n, d + 1))
+    out.has_sorted_indices = X.has_sorted_indices
+    return out
 
 
 def scale_rows_onto_sparse(X, which, radius, shrink=1.0):
@@ -168,6 +177,28 @@ def stack_rows(parts):
         return kept[0]
     return sp.vstack([p if sp.issparse(p) else sp.csr_matrix(p) for p in kept],
                      format="csr")
+
+
+def row_block(X, lo, hi):
+    """Rows ``lo:hi`` of ``X``: ``X[lo:hi]`` (a view for arrays), and for a
+    CSR matrix the same block built from its arrays' contiguous slices.
+
+    A round of a wide sparse stream takes its rows this way once per round;
+    scipy's general row slice (``get_csr_submatrix``) walks the rows and
+    validates them, a quarter of a millisecond for 2,000 rows of 30 nonzeros,
+    as much as the round's products; the slices cost a memcpy at most
+    (scipy copies a slice much smaller than its parent, ``_prune_array``).
+    Nothing writes the block (rounds only take products with their rows),
+    and it keeps the parent's sorted-indices flag, which a contiguous block
+    of rows inherits."""
+    if not (sp.issparse(X) and X.format == "csr"):
+        return X[lo:hi]
+    start, stop = X.indptr[lo], X.indptr[hi]
+    indptr = X.indptr[lo:hi + 1] - start
+    out = sp.csr_matrix((X.data[start:stop], X.indices[start:stop], indptr),
+                        shape=(hi - lo, X.shape[1]), copy=False)
+    out.has_sorted_indices = X.has_sorted_indices
+    return out
 
 
 def zero_rows_like(X, n):

@@ -57,7 +57,7 @@ def test_first_order_and_auto_at_that_width():
     X, y = _rows()
     clf = PrivateOnlineLogistic(epsilon=1.0, data_norm=1.0, horizon=100, random_state=0)
     clf.partial_fit(X, (y > 0).astype(int), classes=[0, 1])
-    assert clf.algorithm_ == "ftrl"
+    assert clf.algorithm_ == "ftrl-momentum"  # the wide classifier rule (registry)
     reg = PrivateOnlineRegressor(algorithm="ftrl-momentum", epsilon=1.0, data_norm=1.0,
                                  y_bound=4.0, horizon=100, random_state=0)
     reg.partial_fit(X, y)
