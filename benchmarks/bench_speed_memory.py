@@ -83,27 +83,17 @@ def fmt_rate(x):
     return f"{x:,.0f}"
 
 
-def interleaved_min_ms(fns, repeats):
-    """Minimum ms of each of ``fns``, timed in turn within each repeat."""
+def interleaved_ms(fns, repeats, stat=np.median):
+    """``stat`` (median, or min) of the ms of each of ``fns``, timed in turn
+    within each repeat (so a slow spell of the shared machine hits every
+    part alike)."""
     times = [[] for _ in fns]
     for _ in range(repeats):
         for fn, t in zip(fns, times):
             t0 = time.perf_counter()
             fn()
             t.append(time.perf_counter() - t0)
-    return [1e3 * min(t) for t in times]
-
-
-def interleaved_median_ms(fns, repeats):
-    """Median ms of each of ``fns``, timed in turn within each repeat (so a
-    slow spell of the shared machine hits every part alike)."""
-    times = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, t in zip(fns, times):
-            t0 = time.perf_counter()
-            fn()
-            t.append(time.perf_counter() - t0)
-    return [1e3 * float(np.median(t)) for t in times]
+    return [1e3 * float(stat(t)) for t in times]
 
 
 # ------------------------------------------------------------------ throughput
@@ -260,7 +250,7 @@ def components(n, d, chunk, repeats, bounds):
             ]
             for _, fn in parts:
                 fn()  # warm
-            for (label, _), ms in zip(parts, interleaved_median_ms([f for _, f in parts],
+            for (label, _), ms in zip(parts, interleaved_ms([f for _, f in parts],
                                                                    repeats)):
                 lines.append([tag, label, f"{ms:.2f}"])
     return md_table(["BLAS", f"part of one {chunk:,} x {d} chunk", "ms (median)"], lines)
@@ -344,7 +334,7 @@ def classifier_components(n, d, chunk, repeats, bounds):
         # minima, not medians: each part's cost without another tenant's job
         # preempting it (on this shared machine the medians of the short parts
         # are mostly the other jobs' time slices)
-        medians = interleaved_min_ms([f for _, f in parts], repeats)
+        medians = interleaved_ms([f for _, f in parts], repeats, stat=np.min)
     medians = [m / 2 if fn is step else m for m, (_, fn) in zip(medians, parts)]
     ms = dict(zip((label for label, _ in parts), medians))
     for (label, _), value in zip(parts, medians):

@@ -64,24 +64,18 @@ def _passes(step):
     return step is None or (isinstance(step, str) and step == "passthrough")
 
 
-def _final_has_partial_fit(self):
-    final = self._final_estimator
-    if not hasattr(final, "partial_fit"):
-        # an AttributeError: hasattr(pipeline, "partial_fit") is False, so
-        # dask-ml and sklearn see no partial_fit; a direct call reads this
-        raise AttributeError(
-            f"This StreamPipeline has no partial_fit: its final step "
-            f"{self.steps[-1][0]!r} ({type(final).__name__}) has no partial_fit.")
-    return True
-
-
-def _final_has_flush(self):
-    final = self._final_estimator
-    if not hasattr(final, "flush"):
-        raise AttributeError(
-            f"This StreamPipeline has no flush: its final step {self.steps[-1][0]!r} "
-            f"({type(final).__name__}) has no flush.")
-    return True
+def _final_has(method):
+    """``available_if``'s check: the final step has ``method``."""
+    def check(self):
+        final = self._final_estimator
+        if not hasattr(final, method):
+            # an AttributeError: hasattr(pipeline, method) is False, so
+            # dask-ml and sklearn see no such method; a direct call reads this
+            raise AttributeError(
+                f"This StreamPipeline has no {method}: its final step "
+                f"{self.steps[-1][0]!r} ({type(final).__name__}) has no {method}.")
+        return True
+    return check
 
 
 def _holds_private(step):
@@ -246,7 +240,7 @@ class StreamPipeline(Pipeline):
                       for key, value in params.items()}
         return super().fit(X, y, **params)
 
-    @available_if(_final_has_partial_fit)
+    @available_if(_final_has("partial_fit"))
     def partial_fit(self, X, y=None, **params):
         """Learn from one chunk: through the earlier steps, into the final ``partial_fit``.
 
@@ -308,7 +302,7 @@ class StreamPipeline(Pipeline):
         self.steps = steps
         return self
 
-    @available_if(_final_has_flush)
+    @available_if(_final_has("flush"))
     def flush(self):
         """End the stream: the final estimator's ``flush()``.
 

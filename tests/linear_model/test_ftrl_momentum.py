@@ -13,8 +13,9 @@ from sklearn.linear_model import SGDClassifier, SGDRegressor
 from sklearn.metrics import accuracy_score, r2_score
 
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
-from skdpol.audit import audit_estimator
 from skdpol.exceptions import BudgetExhaustedError
+
+from _huber_audit import CASES, check_audit  # tests/linear_model/_huber_audit.py
 
 CHUNK = 1_000
 
@@ -206,39 +207,7 @@ def test_switching_the_algorithm_mid_stream_is_refused():
 
 
 # ----------------------------------------------------------------- audit
-# The canary's round holds one row: D has it with label -1, D' with +1, so
-# its Huber residual is clipped to +tau and -tau (residual_bound=1: tau = 1
-# here, the noise scales with it) and the leaf moves by exactly 2 L. The
-# released model's prediction at the canary is linear in the noisy prefix
-# sum: the strongest statistic. Claim epsilon = 2 as the other audits do.
-EPSILON, DELTA = 2.0, 1e-5
-
-
-def _audit(audit_runs, method="partial_fit", n=1, chunks=None, **extra):
-    X, y = np.zeros((n, 2)), np.zeros(n)
-    X[0, 0], y[0] = 1.0, -1.0
-    params = dict(epsilon=EPSILON, delta=DELTA, data_norm=1.0, y_bound=1.0,
-                  residual_bound=1.0, batch_size=1, horizon=n, fit_intercept=False,
-                  algorithm="auto" if method == "partial_fit" else "ftrl-momentum")
-    params.update(extra)
-    return lambda **kw: audit_estimator(
-        PrivateOnlineRegressor(**params), X, y, np.array([1.0, 0.0]), 1.0, method=method,
-        chunks=chunks, n_runs=audit_runs, **kw)
-
-
-@pytest.mark.parametrize("case", [
-    "one release", pytest.param("fit", marks=pytest.mark.slow),
-    pytest.param("continual release", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("case", CASES)
 def test_audit(case, audit_runs, weakened_noise):
-    if case == "one release":
-        run = _audit(audit_runs)
-    elif case == "fit":
-        run = _audit(audit_runs, method="fit")
-    else:  # 8 rounds, a release after each call (1, 1, 2, 4 rows): the canary in all
-        run = _audit(audit_runs, n=8, chunks=[1, 1, 2, 4])
-    honest = run()
-    assert honest.epsilon_claimed <= EPSILON + 1e-9
-    assert not honest.refuted, honest
-    with weakened_noise(0.1):  # deliberately broken: a tenth of the calibrated noise
-        cut = run(epsilon_claimed=EPSILON)
-    assert cut.refuted, cut
+    check_audit(case, audit_runs, weakened_noise, stream_algorithm="auto",
+                fit_algorithm="ftrl-momentum")

@@ -16,10 +16,11 @@ import pytest
 from sklearn.metrics import r2_score
 
 from skdpol import PrivateOnlineRegressor
-from skdpol.audit import audit_estimator
 from skdpol.datasets import load_table
 from skdpol.online._registry import FTRL_REGRESSOR_ROUND
 from skdpol.preprocessing import from_schema
+
+from _huber_audit import CASES, check_audit  # tests/linear_model/_huber_audit.py
 
 CHUNK = 1_000
 
@@ -103,37 +104,7 @@ def test_fit_is_one_pass_of_the_stream_with_its_guarantee():
 
 
 # ----------------------------------------------------------------- audit
-# The canary's round holds one row: D has it with label -1, D' with +1, so its
-# Huber residual is clipped to +tau and -tau (residual_bound=1: tau = 1 here)
-# and the leaf moves by exactly 2 L. The released model's prediction at the
-# canary is linear in the noisy prefix sum: the strongest statistic.
-EPSILON, DELTA = 2.0, 1e-5
-
-
-def _audit(audit_runs, method="partial_fit", n=1, chunks=None):
-    X, y = np.zeros((n, 2)), np.zeros(n)
-    X[0, 0], y[0] = 1.0, -1.0
-    params = dict(epsilon=EPSILON, delta=DELTA, data_norm=1.0, y_bound=1.0,
-                  residual_bound=1.0, batch_size=1, horizon=n, fit_intercept=False,
-                  algorithm="ftrl")
-    return lambda **kw: audit_estimator(
-        PrivateOnlineRegressor(**params), X, y, np.array([1.0, 0.0]), 1.0, method=method,
-        chunks=chunks, n_runs=audit_runs, **kw)
-
-
-@pytest.mark.parametrize("case", [
-    "one release", pytest.param("fit", marks=pytest.mark.slow),
-    pytest.param("continual release", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("case", CASES)
 def test_audit(case, audit_runs, weakened_noise):
-    if case == "one release":
-        run = _audit(audit_runs)
-    elif case == "fit":
-        run = _audit(audit_runs, method="fit")
-    else:  # 8 rounds, a release after each call (1, 1, 2, 4 rows): the canary in all
-        run = _audit(audit_runs, n=8, chunks=[1, 1, 2, 4])
-    honest = run()
-    assert honest.epsilon_claimed <= EPSILON + 1e-9
-    assert not honest.refuted, honest
-    with weakened_noise(0.1):  # deliberately broken: a tenth of the calibrated noise
-        cut = run(epsilon_claimed=EPSILON)
-    assert cut.refuted, cut
+    check_audit(case, audit_runs, weakened_noise, stream_algorithm="ftrl",
+                fit_algorithm="ftrl")

@@ -1,0 +1,48 @@
+"""The regressor's first-order streams' audit (imported by test_ftrl_momentum
+and test_regressor_ftrl).
+
+The canary's round holds one row: D has it with label -1, D' with +1, so its
+Huber residual is clipped to +tau and -tau (residual_bound=1: tau = 1 here,
+the noise scales with it) and the leaf moves by exactly 2 L. The released
+model's prediction at the canary is linear in the noisy prefix sum: the
+strongest statistic. Claim epsilon = 2 as the other audits do.
+"""
+
+import numpy as np
+import pytest
+
+from skdpol import PrivateOnlineRegressor
+from skdpol.audit import audit_estimator
+
+EPSILON, DELTA = 2.0, 1e-5
+# one release by default; fit and a continual release (8 rounds, a release
+# after each call of 1, 1, 2, 4 rows: the canary in all) marked slow
+CASES = ["one release", pytest.param("fit", marks=pytest.mark.slow),
+         pytest.param("continual release", marks=pytest.mark.slow)]
+
+
+def _audit(audit_runs, algorithm, method="partial_fit", n=1, chunks=None):
+    X, y = np.zeros((n, 2)), np.zeros(n)
+    X[0, 0], y[0] = 1.0, -1.0
+    params = dict(epsilon=EPSILON, delta=DELTA, data_norm=1.0, y_bound=1.0,
+                  residual_bound=1.0, batch_size=1, horizon=n, fit_intercept=False,
+                  algorithm=algorithm)
+    return lambda **kw: audit_estimator(
+        PrivateOnlineRegressor(**params), X, y, np.array([1.0, 0.0]), 1.0, method=method,
+        chunks=chunks, n_runs=audit_runs, **kw)
+
+
+def check_audit(case, audit_runs, weakened_noise, *, stream_algorithm, fit_algorithm):
+    """Not refuted honestly; refuted with a tenth of the calibrated noise."""
+    if case == "one release":
+        run = _audit(audit_runs, stream_algorithm)
+    elif case == "fit":
+        run = _audit(audit_runs, fit_algorithm, method="fit")
+    else:
+        run = _audit(audit_runs, stream_algorithm, n=8, chunks=[1, 1, 2, 4])
+    honest = run()
+    assert honest.epsilon_claimed <= EPSILON + 1e-9
+    assert not honest.refuted, honest
+    with weakened_noise(0.1):  # deliberately broken: a tenth of the calibrated noise
+        cut = run(epsilon_claimed=EPSILON)
+    assert cut.refuted, cut
