@@ -193,6 +193,23 @@ def _gradient_sum(X, D):
     return X.rmatmul(D.T) if lazy else np.asarray(X.T @ D).T
 
 
+def _column_scaled(theta, constant):
+    """``theta * scale`` for the column scales [1, ..., 1, constant] (the
+    constant alone without an intercept: None), bit for bit.
+
+    x * 1.0 is x exactly in IEEE arithmetic (signed zeros and infinities
+    included), so only the last column needs a product: a copy and one
+    multiplied column instead of a full-length product against ``scale``
+    (a wide stream's (k, d) vectors: 2^17 columns), and no copy at all
+    without an intercept (``theta`` is replaced, never written in place, so
+    sharing it is safe). A new array whenever ``constant`` is set."""
+    if constant is None:
+        return theta
+    out = theta.copy()
+    out[:, -1] *= constant
+    return out
+
+
 class MomentumFTRL(ReplacedState, RoundBuffer):
     """DP-FTRL with heavy-ball momentum and averaging (module notes).
 
@@ -287,12 +304,12 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         # holds it (the same operations in the same order: the same numbers;
         # the state arrays are replaced, never written in place, as a
         # shallow checkpoint would need).
-        scale = self._scale
         theta = self._theta
         # margins of the rows v at W = theta * scale equal those of v~ at theta
-        D = self.loss.derivative(_margins(X, theta * scale), y)
+        D = self.loss.derivative(_margins(X, _column_scaled(theta, self.constant)), y)
         leaf = _gradient_sum(X, D)
-        leaf *= scale  # the gradient on v~ (curator state)
+        if self.constant is not None:  # the gradient on v~ (curator state): leaf * scale
+            leaf[:, -1] *= self.constant  # (a fresh array: _column_scaled's notes)
         tree = self._tree
         tree.add(leaf.ravel(), 1)
         # ---- from here on: post-processing of the released prefix sums
