@@ -17,6 +17,7 @@ from skdpol.online import make_stream
 from skdpol.online._momentum import (
     CONSTANT,
     MomentumFTRL,
+    _column_scaled,
     _gradient_sum,
     _margins,
     momentum_round,
@@ -312,3 +313,20 @@ def test_the_round_products_take_sparse_rows_too(k):
         S = form(X)
         np.testing.assert_allclose(_margins(S, W), _margins(X, W), rtol=1e-12)
         np.testing.assert_allclose(_gradient_sum(S, D), _gradient_sum(X, D), rtol=1e-12)
+
+
+def test_column_scaled_is_the_product_with_the_column_scales_bit_for_bit():
+    # x * 1.0 == x in IEEE arithmetic: only the constant column is multiplied
+    rng = np.random.default_rng(0)
+    theta = rng.normal(size=(3, 9)) * 10.0 ** rng.integers(-300, 300, size=(3, 9))
+    theta[0, :4] = [-0.0, 0.0, np.inf, -np.inf]
+    theta[1, -1] = -0.0
+    theta[2, 0] = 5e-324  # subnormal
+    scale = np.ones(9)
+    scale[-1] = CONSTANT
+    got = _column_scaled(theta, CONSTANT)
+    assert got.tobytes() == (theta * scale).tobytes()
+    assert not np.shares_memory(got, theta)  # a new array: rounds may finish it in place
+    # without an intercept the scales are all 1: theta itself (never written in place)
+    assert _column_scaled(theta, None) is theta
+    assert (theta * np.ones(9)).tobytes() == theta.tobytes()
