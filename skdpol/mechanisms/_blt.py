@@ -46,7 +46,7 @@ __all__ = ["BLT", "BLTPrefixSum", "OpenBLTPrefixSum", "grid_inflation", "blt_for
 
 # ---------------------------------------------------------------- the stream
 # the ufuncs of BLTPrefixSum._add_one, called directly (no Python wrappers)
-_add, _multiply, _rint = np.add, np.multiply, np.rint
+_add, _multiply, _divide, _rint = np.add, np.multiply, np.true_divide, np.rint
 _minimum, _maximum = np.minimum, np.maximum
 _sum_rows = np.add.reduce
 
@@ -278,15 +278,20 @@ class BLTPrefixSum(_LeafByLeaf):
         # by add.reduce (what it calls: the buffers are added in order,
         # b_0 + b_1 + ..., exactly as before -- the float error that
         # encoding_error_bound covers is unchanged). The new arrays are
-        # fresh, so they are finished in place; the buffers and totals are
+        # fresh, so they are finished in place (the clipped leaf too, and a
+        # sum a + b is taken as b + a into the fresh operand where that saves
+        # a new array: IEEE addition is commutative bit for bit, so every
+        # rounding, and the bound, is the one derived); the buffers and totals are
         # replaced, never written in place (``__copy__`` relies on it). The
         # step, the noise pool and the exact total are one function (a stream
         # step nests no deeper than this frame, bar a pool refill).
         leaf = x
         if self._step_size is not None:  # grid units (g a power of two: exact)
-            x = _minimum(_maximum(x, -self.leaf_bound), self.leaf_bound) / self._step_size
-            v = _add(x, _sum_rows(_multiply(self._omega, self._enc), 0))
-            y = _rint(v, out=v)
+            x = _maximum(x, -self.leaf_bound)
+            _minimum(x, self.leaf_bound, out=x)
+            _divide(x, self._step_size, out=x)
+            v = _sum_rows(_multiply(self._omega, self._enc), 0)
+            y = _rint(_add(v, x, out=v), out=v)
             pool = self._pool  # pre-drawn integer noise, one row a step
             if pool.shape[0] == 0:
                 pool = self._draw_noise()
@@ -294,16 +299,18 @@ class BLTPrefixSum(_LeafByLeaf):
             _add(y, pool[0], out=y)
             _multiply(y, self._step_size, out=y)
         else:
-            y = _add(x, _sum_rows(_multiply(self._omega, self._enc), 0))
+            y = _sum_rows(_multiply(self._omega, self._enc), 0)
+            _add(y, x, out=y)
             if self.noise_multiplier > 0:
                 _add(y, self._rng.standard_normal(self.dim) * self.noise_std, out=y)
         enc = _multiply(self._theta, self._enc)
         self._enc = _add(enc, x, out=enc)
         # the decoder post-processes y: v_t = y_t + sum_j nu_j dec_j
-        v = _add(y, _sum_rows(_multiply(self._nu, self._dec), 0))
+        v = _sum_rows(_multiply(self._nu, self._dec), 0)
+        _add(v, y, out=v)
         dec = _multiply(self._lam, self._dec)
         self._dec = _add(dec, y, out=dec)
-        self._released = _add(self._released, v)
+        self._released = _add(v, self._released, out=v)
         self._total = _add(self._total, leaf)
         self._t += 1
 

@@ -193,6 +193,33 @@ def _gradient_sum(X, D):
     return X.rmatmul(D.T) if lazy else np.asarray(X.T @ D).T
 
 
+# widths from which a copy and one multiplied column beat the full product
+# with the column scales (measured: 1.5 vs 0.8 us at d = 91, 2.3 vs 1.8 us
+# at 4,097, 52 vs 72 us at 2^17 + 1 columns)
+COLUMN_ONLY_WIDTH = 2**14
+
+
+def _column_scaled(theta, constant, scale, in_place=False):
+    """``theta * scale`` for the column scales ``scale`` = [1, ..., 1,
+    constant] (without an intercept ``constant`` is None and ``scale`` all
+    ones), bit for bit; ``in_place``: into ``theta`` (a fresh array).
+
+    x * 1.0 is x exactly in IEEE arithmetic (signed zeros, infinities and
+    subnormals included), so on wide rows only the last column needs a
+    product: a copy and one multiplied column instead of a full-length
+    product (a wide stream's (k, d) vectors: 2^17 columns), and nothing at
+    all without an intercept (``theta`` itself: the rounds replace it, never
+    write it in place). Below ``COLUMN_ONLY_WIDTH`` columns the one product
+    is cheaper and is kept. Otherwise a new array."""
+    if constant is None:
+        return theta
+    if theta.shape[-1] < COLUMN_ONLY_WIDTH:
+        return np.multiply(theta, scale, out=theta if in_place else None)
+    out = theta if in_place else theta.copy()
+    out[:, -1] *= constant
+    return out
+
+
 class MomentumFTRL(ReplacedState, RoundBuffer):
     """DP-FTRL with heavy-ball momentum and averaging (module notes).
 
@@ -287,12 +314,12 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         # holds it (the same operations in the same order: the same numbers;
         # the state arrays are replaced, never written in place, as a
         # shallow checkpoint would need).
-        scale = self._scale
         theta = self._theta
         # margins of the rows v at W = theta * scale equal those of v~ at theta
-        D = self.loss.derivative(_margins(X, theta * scale), y)
-        leaf = _gradient_sum(X, D)
-        leaf *= scale  # the gradient on v~ (curator state)
+        D = self.loss.derivative(
+            _margins(X, _column_scaled(theta, self.constant, self._scale)), y)
+        # the gradient on v~ (curator state): leaf * scale, in its fresh array
+        leaf = _column_scaled(_gradient_sum(X, D), self.constant, self._scale, in_place=True)
         tree = self._tree
         tree.add(leaf.ravel(), 1)
         # ---- from here on: post-processing of the released prefix sums

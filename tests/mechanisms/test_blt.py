@@ -520,3 +520,44 @@ def test_the_open_blt_audit_holds_across_epochs_and_a_tenfold_cut_is_caught(
     d = _open_audit_stats(-1.0, audit_runs, 10.0, 0, sampler)
     d_prime = _open_audit_stats(1.0, audit_runs, 10.0, 10**6, sampler)
     assert epsilon_lower_bound(d, d_prime, 1e-5)[0] > 1.0
+
+
+def _reference_step(blt, x):
+    """BLTPrefixSum._add_one as first written (every result a new array,
+    x + s rather than s + x): the encoder's float sums that
+    encoding_error_bound covers; its state is left untouched."""
+    leaf = x
+    if blt._step_size is not None:
+        x = np.minimum(np.maximum(x, -blt.leaf_bound), blt.leaf_bound) / blt._step_size
+        y = np.rint(x + np.add.reduce(blt._omega * blt._enc, 0))
+        y = (y + blt._pool[0]) * blt._step_size
+    else:
+        y = x + np.add.reduce(blt._omega * blt._enc, 0)
+    enc = blt._theta * blt._enc + x
+    v = y + np.add.reduce(blt._nu * blt._dec, 0)
+    dec = blt._lam * blt._dec + y
+    return enc, dec, blt._released + v, blt._total + leaf
+
+
+@pytest.mark.parametrize("dim", [1, 5, 5000])
+@pytest.mark.parametrize("sampler", ["discrete", "float"])
+def test_a_step_is_the_reference_arithmetic_bit_for_bit(dim, sampler):
+    # the in-place step (fresh arrays finished in place, additions commuted)
+    # rounds exactly as the reference: the same encoder float error
+    blt = BLTPrefixSum(dim=dim, sensitivity=2.0, noise_multiplier=0.0 if sampler == "float"
+                       else 1.0, horizon=30, rng=np.random.default_rng(1), sampler=sampler,
+                       leaf_bound=3.0)
+    leaves = np.random.default_rng(2).normal(size=(30, dim)) * 2.0  # some clipped
+    leaves[0, 0] = -0.0
+    for x in leaves:
+        if blt._step_size is not None and blt._pool.shape[0] == 0:
+            blt._pool = blt._draw_noise()
+        want = _reference_step(blt, x)
+        before = [a.copy() for a in (blt._enc, blt._dec, blt._released, blt._total)]
+        olds = (blt._enc, blt._dec, blt._released, blt._total)
+        blt.add(x)
+        got = (blt._enc, blt._dec, blt._released, blt._total)
+        for g, w in zip(got, want):
+            assert g.tobytes() == w.tobytes()
+        for old, copy_ in zip(olds, before):  # replaced, never written in place
+            assert old.tobytes() == copy_.tobytes()

@@ -15,8 +15,10 @@ from skdpol.losses._linear import HuberLoss
 from skdpol.mechanisms import NoiseSpec
 from skdpol.online import make_stream
 from skdpol.online._momentum import (
+    COLUMN_ONLY_WIDTH,
     CONSTANT,
     MomentumFTRL,
+    _column_scaled,
     _gradient_sum,
     _margins,
     momentum_round,
@@ -312,3 +314,25 @@ def test_the_round_products_take_sparse_rows_too(k):
         S = form(X)
         np.testing.assert_allclose(_margins(S, W), _margins(X, W), rtol=1e-12)
         np.testing.assert_allclose(_gradient_sum(S, D), _gradient_sum(X, D), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d", [9, COLUMN_ONLY_WIDTH + 1])
+def test_column_scaled_is_the_product_with_the_column_scales_bit_for_bit(d):
+    # x * 1.0 == x in IEEE arithmetic: wide rows multiply the constant column only
+    rng = np.random.default_rng(0)
+    theta = rng.normal(size=(3, d)) * 10.0 ** rng.integers(-300, 300, size=(3, d))
+    theta[0, :4] = [-0.0, 0.0, np.inf, -np.inf]
+    theta[1, -1] = -0.0
+    theta[2, 0] = 5e-324  # subnormal
+    scale = np.ones(d)
+    scale[-1] = CONSTANT
+    want = (theta * scale).tobytes()
+    got = _column_scaled(theta, CONSTANT, scale)
+    assert got.tobytes() == want
+    assert not np.shares_memory(got, theta)  # a new array: rounds may finish it in place
+    fresh = theta.copy()
+    assert _column_scaled(fresh, CONSTANT, scale, in_place=True) is fresh
+    assert fresh.tobytes() == want
+    # without an intercept the scales are all 1: theta itself (never written in place)
+    assert _column_scaled(theta, None, np.ones(d)) is theta
+    assert (theta * np.ones(d)).tobytes() == theta.tobytes()
