@@ -117,8 +117,9 @@ def gradient_schedule(n_rows, epsilon, delta, loss, row_bound, momentum=MOMENTUM
     (``benchmarks/bench_noisy_gd.py``, n = 2,000-32,561, epsilon 0.5-2,
     with the old floor of 10 steps): c = 1 and c = 2 agree within 0.5
     point from 8,000 rows on, and c = 2 is 1-2.5 points better at 2,000;
-    at 32,561 rows and epsilon = 1 it is within 0.1 point of the best fixed K swept (0.853). Everything here is
-    public: n under replace-one neighbours, the bounds, (epsilon, delta).
+    at 32,561 rows and epsilon = 1 it is within 0.1 point of the best fixed
+    K swept (0.853). Everything here is public: n under replace-one
+    neighbours, the bounds, (epsilon, delta).
     With an L2 penalty ``alpha`` the objective's smoothness is the loss's
     plus alpha, and so is the step's bound: a step of 1 / smoothness alone
     diverged from alpha ~ 0.6 on the logistic loss (rows of norm sqrt(2)),
