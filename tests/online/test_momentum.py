@@ -178,8 +178,8 @@ def test_the_noise_rule_leaves_the_classifier_losses_alone(loss):
 @pytest.mark.parametrize("loss, tail", [(HuberLoss(TAU), HUBER_TAIL), (LogisticLoss(), TAIL),
                                         (MultinomialLoss(3), TAIL)])
 def test_the_huber_loss_averages_with_its_own_tail(loss, tail):
-    # Huber: weights growing like s (tail 0.5); the classifier's losses keep 0.7
-    assert (HUBER_TAIL, TAIL) == (0.5, 0.7)
+    # Huber: weights growing like s^(2/3) (tail 0.6); the classifier's losses keep 0.7
+    assert (HUBER_TAIL, TAIL) == (0.6, 0.7)
     assert _stream(loss).tail == tail
     assert _stream(loss, horizon=60).tail == tail  # whatever the horizon or noise
     assert _stream(loss, epsilon=math.inf).tail == tail
@@ -192,13 +192,13 @@ def test_the_huber_loss_averages_with_its_own_tail(loss, tail):
 
 
 def test_the_average_follows_rho_t_with_the_huber_tail():
-    # avg_t = (1 - rho_t) avg_(t-1) + rho_t theta_t, rho_t = min(1, 1 / (0.5 t))
+    # avg_t = (1 - rho_t) avg_(t-1) + rho_t theta_t, rho_t = min(1, 1 / (0.6 t))
     algo = _stream(n_features=5, batch_size=10, horizon=20)
     rng = np.random.default_rng(5)
     average = np.zeros_like(algo._average)
     for t in range(1, 9):
         algo.learn(_unit_rows(rng, 10, 4), rng.uniform(-1, 1, 10))
-        rho = min(1.0, 1.0 / (0.5 * t))
+        rho = min(1.0, 1.0 / (0.6 * t))
         average = (1 - rho) * average + rho * algo._theta
         np.testing.assert_allclose(algo._average, average, rtol=1e-12, atol=1e-15)
 
