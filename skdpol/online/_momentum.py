@@ -59,7 +59,7 @@ loss with a known horizon the divisor grows with the public noise-to-signal
 ratio r = d nu^2 / n (:func:`noise_step_scale`: d the width, nu the last
 release's noise in units of the leaf sensitivity, n the planned rows), like
 50 sqrt(1 + (r / 0.2)^2): 50 at epsilon = inf and for horizons of fewer
-than 40 rounds, 67 for King County at epsilon 1 (r = 0.17), 97 for wine
+than 40 rounds, 67 for King County at epsilon 1 (r = 0.17), 108 for wine
 (r = 0.38). A function of public quantities only, so still post-processing.
 
 **Its cap (``step_rows``).** A round is one heavy-ball step on its mean
