@@ -74,7 +74,14 @@ def test_auto_rounds_and_their_step(params, rows, step_rows):
     est.partial_fit(X, y)
     algo = est._stream.algorithm
     assert est.batch_size_ == rows and algo.batch_size == rows
-    assert algo.learning_rate == pytest.approx(step_rows / (50 * 1.25))
+    # the round's step times the noise rule's public scale (noise_step_scale:
+    # sqrt(1 + (r / 0.2)^2), r = d nu^2 / n; 1 for an open horizon)
+    scale = algo._noise_step_scale(algo.loss)
+    assert algo.learning_rate == pytest.approx(step_rows / (50 * 1.25 * scale))
+    if params.get("horizon") is None:
+        assert scale == 1.0
+    elif params["horizon"] >= 100_000:  # d = 5 over 100,000+ rows: r ~ 0.01
+        assert 1.0 < scale < 1.01
 
 
 def test_fit_over_more_than_100000_rows_takes_the_same_rounds_and_step():
@@ -83,7 +90,9 @@ def test_fit_over_more_than_100000_rows_takes_the_same_rounds_and_step():
                                  algorithm="ftrl-momentum", random_state=0).fit(X, y)
     algo = est._stream.algorithm  # the one pass fit ran
     assert algo.batch_size == 150 and algo.n_rounds == 1_000
-    assert algo.learning_rate == pytest.approx(100 / (50 * 1.25))
+    scale = algo._noise_step_scale(algo.loss)  # the noise rule's, ~1 here (r ~ 0.003)
+    assert 1.0 < scale < 1.001
+    assert algo.learning_rate == pytest.approx(100 / (50 * 1.25 * scale))
 
 
 def test_bigger_rounds_stay_scale_free():

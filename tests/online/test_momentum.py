@@ -17,6 +17,8 @@ from skdpol.online import make_stream
 from skdpol.online._momentum import (
     COLUMN_ONLY_WIDTH,
     CONSTANT,
+    HUBER_TAIL,
+    TAIL,
     MomentumFTRL,
     _column_scaled,
     _gradient_sum,
@@ -102,17 +104,37 @@ def test_the_algorithm_states_the_derived_bound():
 
 
 # ----------------------------------------------------------------- the step's noise rule
-def test_noise_step_scale_is_inert_below_the_free_ratio():
-    # open-ended, no noise, or d nu^2 / n <= 0.2: the step b / (50 R~^2)
+def test_noise_step_scale_is_inert_without_noise():
+    # open-ended or no noise: the step b / (50 R~^2)
     assert noise_step_scale(1001, 13.5, None, None) == 1.0
     assert noise_step_scale(1001, 0.0, 100_000, 1000) == 1.0
-    # King County at epsilon 1 (19 columns, nu 12.4, 17,300 rows in 173
-    # rounds: ratio 0.17), d = 100 at epsilon 1 over 100,000 rows (0.18);
-    # wine (12, 11.2, 3,950 in 79: 0.38) is past it: its step is cut 1.9x
-    assert noise_step_scale(19, 12.4, 17_300, 173) == 1.0
-    assert noise_step_scale(101, 13.5, 100_000, 1000) == 1.0
-    assert noise_step_scale(200, 10.0, 100_000, 1000) == 1.0  # ratio exactly 0.2
-    assert noise_step_scale(12, 11.2, 3_950, 79) == pytest.approx(12 * 11.2**2 / 3_950 / 0.2)
+
+
+def test_noise_step_scale_joins_its_two_limits_in_quadrature():
+    # sqrt(1 + (r / 0.2)^2), r = d nu^2 / n: King County at epsilon 1 (20
+    # columns, nu 12.4, 17,290 rows in 173 rounds: r = 0.18, cut 1.34x where
+    # max(1, r / 0.2) left it alone), d = 100 at epsilon 1 over 100,000 rows,
+    # wine (12, 11.2, 3,950 in 79: r = 0.38, 2.15x where the maximum gave 1.9x)
+    for d, nu, n, rounds in [(20, 12.4, 17_290, 173), (101, 13.5, 100_000, 1000),
+                             (12, 11.2, 3_950, 79)]:
+        x = d * nu**2 / n / 0.2
+        assert noise_step_scale(d, nu, n, rounds) == pytest.approx(math.sqrt(1 + x * x))
+    assert noise_step_scale(20, 12.4, 17_290, 173) == pytest.approx(1.338, abs=1e-3)
+    assert noise_step_scale(200, 10.0, 100_000, 1000) == pytest.approx(math.sqrt(2))  # r = 0.2
+    # each limit where the other is negligible: 1 for r << 0.2, r / 0.2 for r >> 0.2
+    assert noise_step_scale(20, 0.1, 17_290, 173) == pytest.approx(1.0, abs=1e-6)
+    big = noise_step_scale(1001, 13.5, 20_000, 1000, base_divisor=1.0)  # cap far away
+    assert big == pytest.approx(1001 * 13.5**2 / 20_000 / 0.2, rel=0.01)
+    # never below the old rule max(1, min(r / 0.2, cap)), never more than
+    # sqrt(2) times it, and the same wherever the cap binds
+    for d in (5, 20, 50, 101, 200, 400, 1001):
+        x = d * 12.0**2 / 20_000 / 0.2
+        cap = max(15 * 12.0 / 50, math.sqrt(x))
+        old = max(1.0, min(x, cap))
+        s = noise_step_scale(d, 12.0, 20_000, 200)
+        assert old <= s <= math.sqrt(2) * old + 1e-12
+        if x >= cap:
+            assert s == pytest.approx(old)
 
 
 def test_noise_step_scale_is_inert_for_short_horizons():
@@ -124,12 +146,13 @@ def test_noise_step_scale_is_inert_for_short_horizons():
 
 
 def test_noise_step_scale_grows_with_the_ratio_up_to_its_cap():
-    # between: r / 0.2 with r = d nu^2 / n (d = 1,000 at epsilon 1: ~9.1, capped)
+    # between: sqrt(1 + (r / 0.2)^2) with r = d nu^2 / n (d = 1,000 at
+    # epsilon 1: ~9.1, capped)
     r = 1001 * 13.5**2 / 100_000
     assert noise_step_scale(1001, 13.5, 100_000, 1000) == pytest.approx(
-        min(r / 0.2, 15 * 13.5 / 50))
+        min(math.hypot(1, r / 0.2), 15 * 13.5 / 50))
     assert noise_step_scale(101, 12.5, 40_000, 400) == pytest.approx(
-        101 * 12.5**2 / 40_000 / 0.2)
+        math.hypot(1, 101 * 12.5**2 / 40_000 / 0.2))
     # the cap: the step never falls below b / (15 nu R~^2)
     # (d = 1,000 at epsilon 1: r / 0.2 = 9.1 between the cap 4.05 and its square)
     assert noise_step_scale(1001, 13.5, 100_000, 1000) == pytest.approx(15 * 13.5 / 50)
@@ -151,6 +174,35 @@ def test_noise_step_scale_grows_with_the_ratio_up_to_its_cap():
 def test_the_noise_rule_leaves_the_classifier_losses_alone(loss):
     # the rule's derivation is about clipped residuals: Huber only
     assert _stream(loss, horizon=60).learning_rate == pytest.approx(10 / (50 * 1.25), rel=1e-12)
+
+
+# ----------------------------------------------------------------- averaging
+@pytest.mark.parametrize("loss, tail", [(HuberLoss(TAU), HUBER_TAIL), (LogisticLoss(), TAIL),
+                                        (MultinomialLoss(3), TAIL)])
+def test_the_huber_loss_averages_with_its_own_tail(loss, tail):
+    # Huber: weights growing like s^(2/3) (tail 0.6); the classifier's losses keep 0.7
+    assert (HUBER_TAIL, TAIL) == (0.6, 0.7)
+    assert _stream(loss).tail == tail
+    assert _stream(loss, horizon=60).tail == tail  # whatever the horizon or noise
+    assert _stream(loss, epsilon=math.inf).tail == tail
+    # a set tail is kept
+    explicit = MomentumFTRL(
+        loss=loss, n_features=5, alpha=0.0, row_bound=math.sqrt(2.0), batch_size=10,
+        horizon=20, noise=NoiseSpec("gaussian", "float").with_multiplier(1.0),
+        rng=np.random.default_rng(0), tail=0.9)
+    assert explicit.tail == 0.9
+
+
+def test_the_average_follows_rho_t_with_the_huber_tail():
+    # avg_t = (1 - rho_t) avg_(t-1) + rho_t theta_t, rho_t = min(1, 1 / (0.6 t))
+    algo = _stream(n_features=5, batch_size=10, horizon=20)
+    rng = np.random.default_rng(5)
+    average = np.zeros_like(algo._average)
+    for t in range(1, 9):
+        algo.learn(_unit_rows(rng, 10, 4), rng.uniform(-1, 1, 10))
+        rho = min(1.0, 1.0 / (0.6 * t))
+        average = (1 - rho) * average + rho * algo._theta
+        np.testing.assert_allclose(algo._average, average, rtol=1e-12, atol=1e-15)
 
 
 def test_the_noise_rule_reads_no_row():
