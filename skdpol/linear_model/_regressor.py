@@ -107,9 +107,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         d nu^2 / n (width, released noise, horizon;
         :func:`skdpol.online._step_noise.noise_step_scale`), O(d) state. One
         pass at epsilon
-        = 1 is close to ``fit`` on real tables (King County R^2 0.752 against
-        0.764, and 0.751 for ``fit`` at epsilon = 0.5; wine 0.190 against
-        0.207 and 0.217; docs/benchmarks/stream.md). Its ``fit`` runs the same one pass and
+        = 1 is close to ``fit`` on real tables (King County R^2 0.755 against
+        0.764, and 0.751 for ``fit`` at epsilon = 0.5; wine 0.210 against
+        0.207 and 0.217; 5 seeds, docs/benchmarks/stream.md; 20 seeds:
+        stream_20seeds.md). Its ``fit`` runs the same one pass and
         publishes the last model. ``alpha`` adds ``alpha * w`` to its
         gradients (public post-processing; none by default).
         ``"ftl"``: private Follow-the-Leader for the quadratic loss (PQFTL,
