@@ -138,26 +138,28 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
     improve with one release (each row already pays once), so it streams.
     """
-    spec, common, one_release = _one_release_terms(
+    one_release, algo, _ = _one_release_algorithm(
         algorithm, X.shape[0], loss=loss, n_features=n_features, radius=radius, alpha=alpha,
-        row_bound=row_bound, batch_size=batch_size, one_release=one_release)
+        row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
+        calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
+        mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
+        one_release=one_release)
     if one_release == "stream":
-        stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
-                             calibration=calibration, feedback=feedback, rng=rng,
-                             intercept=intercept, mechanism=mechanism, step_rows=step_rows,
-                             step_divisor=step_divisor)
-        stream.learn(X, y)
-        return stream.published.copy(), stream.event(), stream
-    base = _base("giga" if one_release == "averaged" else "igd", common, rng)
-    W, event = offline_release(base, X, y, epsilon=epsilon, delta=delta, noise=noise,
+        algo.learn(X, y)
+        return algo.published.copy(), algo.event(), algo
+    W, event = offline_release(algo, X, y, epsilon=epsilon, delta=delta, noise=noise,
                                rng=rng, calibration=calibration)
     return W, event, None
 
 
-def _one_release_terms(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
-                       batch_size, one_release=None):
-    """The registry's spec of ``algorithm``, the terms of ``fit``'s stream or
-    base, and the one release (``one_release``, or the registry's)."""
+def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
+                           batch_size, epsilon, delta, noise, calibration, feedback, rng,
+                           intercept, mechanism, step_rows, step_divisor, one_release):
+    """(one release, the stream or base that makes it, its common terms) for
+    ``fit`` over ``n_rows`` rows: the registry's spec of ``algorithm`` and the
+    one release (``one_release``, or the registry's); shared by
+    :func:`fit_once` and :func:`fit_once_event`, so both build the same object
+    from the same public terms (``rng`` is drawn from in the same order)."""
     spec = ALGORITHMS[algorithm]
     one_release = spec.one_release if one_release is None else one_release
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
@@ -167,7 +169,12 @@ def _one_release_terms(algorithm, n_rows, *, loss, n_features, radius, alpha, ro
         common["horizon"] = 1
     if spec.family == "momentum" or (spec.family == "prefix-sum" and one_release == "stream"):
         common["horizon"] = n_rows // batch_size  # a known horizon: the BLT of that many rounds
-    return spec, common, one_release
+    if one_release == "stream":
+        return one_release, make_stream(
+            algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
+            calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
+            mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor), common
+    return one_release, _base("giga" if one_release == "averaged" else "igd", common, rng), common
 
 
 def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
@@ -179,15 +186,13 @@ def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bo
     stream or base is built (``rng``: a throw-away generator; building reads
     no row) and asked its cost after ``n_rows // batch_size`` rounds, or
     POL's (:func:`~skdpol.online._pocp.offline_event`). Nothing is learned."""
-    spec, common, one_release = _one_release_terms(
+    one_release, algo, common = _one_release_algorithm(
         algorithm, n_rows, loss=loss, n_features=n_features, radius=radius, alpha=alpha,
-        row_bound=row_bound, batch_size=batch_size, one_release=one_release)
+        row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
+        calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
+        mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
+        one_release=one_release)
     if one_release == "stream":
-        stream = make_stream(algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
-                             calibration=calibration, feedback=feedback, rng=rng,
-                             intercept=intercept, mechanism=mechanism, step_rows=step_rows,
-                             step_divisor=step_divisor)
-        return stream.event(n_rows // common["batch_size"])
-    base = _base("giga" if one_release == "averaged" else "igd", common, rng)
-    return offline_event(base, n_rows, epsilon=epsilon, delta=delta, noise=noise,
+        return algo.event(n_rows // common["batch_size"])
+    return offline_event(algo, n_rows, epsilon=epsilon, delta=delta, noise=noise,
                          calibration=calibration)
