@@ -1,5 +1,6 @@
-"""The regressor's first-order streams' audit (imported by test_ftrl_momentum
-and test_regressor_ftrl).
+"""What the regressor's first-order stream tests share (imported by
+test_ftrl_momentum and test_regressor_ftrl): a generated regression and the
+audit.
 
 The canary's round holds one row: D has it with label -1, D' with +1, so its
 Huber residual is clipped to +tau and -tau (residual_bound=1: tau = 1 here,
@@ -15,6 +16,16 @@ from skdpol import PrivateOnlineRegressor
 from skdpol.audit import audit_estimator
 
 EPSILON, DELTA = 2.0, 1e-5
+
+
+def regression_rows(n=20_000, d=8, seed=0):
+    """(X, y, data_norm, y_bound): a linear target with an intercept and noise,
+    bounds from the generating distribution."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = X @ w + 1.0 + 0.5 * rng.normal(size=n)
+    return X, y, float(np.sqrt(d) * 2.5), float(np.abs(w).sum() * 3 + 1)
 # one release by default; fit and a continual release (8 rounds, a release
 # after each call of 1, 1, 2, 4 rows: the canary in all) marked slow
 CASES = ["one release", pytest.param("fit", marks=pytest.mark.slow),

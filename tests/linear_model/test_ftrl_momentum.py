@@ -15,17 +15,10 @@ from sklearn.metrics import accuracy_score, r2_score
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.exceptions import BudgetExhaustedError
 
-from _huber_audit import CASES, check_audit  # tests/linear_model/_huber_audit.py
+# tests/linear_model/_huber_audit.py
+from _huber_audit import CASES, check_audit, regression_rows as _regression
 
 CHUNK = 1_000
-
-
-def _regression(n=20_000, d=8, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    w = rng.normal(size=d)
-    y = X @ w + 1.0 + 0.5 * rng.normal(size=n)
-    return X, y, float(np.sqrt(d) * 2.5), float(np.abs(w).sum() * 3 + 1)
 
 
 def _stream(est, X, y, **kw):
