@@ -94,22 +94,30 @@ def test_two_continuations_of_one_checkpoint_do_not_share_noise(make, copier):
 
 def test_replay_attack_recovers_nothing_from_the_default_regressor():
     """Swap one row between two continuations and read the row off the models:
-    exact to ~1e-12 when noise was reused; now the error is of the noise's size."""
+    exact to ~1e-12 when noise was reused; now the error is of the noise's size.
+
+    The error over the noise std is about sqrt(2) chi_k (k = 3 coordinates),
+    below 0.5 for ~1.5 % of single tries (random_state=None: no seed to fix),
+    so five tries are made: their median is below 0.5 with probability ~3e-5,
+    and any one below 1e-3 (an exact recovery is ~1e-12) with ~1e-9."""
     X, y = _data()
-    est = PrivateOnlineRegressor(data_norm=4.0, y_bound=5.0, fit_intercept=False)
-    est.partial_fit(X[:1000], y[:1000])
-    a, b = pickle.loads(pickle.dumps(est)), pickle.loads(pickle.dumps(est))
     Xb = X[1000:2000].copy()
     Xb[0] = X[1999]  # the victim's row replaced by another person's
-    a.partial_fit(X[1000:2000], y[1000:2000])
-    b.partial_fit(Xb, y[1000:2000])
-    # the attacker's estimate of the victim's contribution to u = sum y v (unit
-    # space) from the two noisy released sums versus the truth: with shared
-    # noise it is exact, with fresh noise it is off by about the noise std
-    ua, ub = a._stream.algorithm._tree.release(), b._stream.algorithm._tree.release()
-    exact = a._stream.algorithm._tree.exact_total - b._stream.algorithm._tree.exact_total
-    noise_std = a._stream.algorithm._tree.noise_std_at(a._stream.algorithm.n_rounds)[0]
-    assert np.linalg.norm((ua - ub) - exact) > 0.5 * noise_std
+    ratios = []
+    for _ in range(5):
+        est = PrivateOnlineRegressor(data_norm=4.0, y_bound=5.0, fit_intercept=False)
+        est.partial_fit(X[:1000], y[:1000])
+        a, b = pickle.loads(pickle.dumps(est)), pickle.loads(pickle.dumps(est))
+        a.partial_fit(X[1000:2000], y[1000:2000])
+        b.partial_fit(Xb, y[1000:2000])
+        # the attacker's estimate of the victim's contribution to the released
+        # sum (unit space) from the two noisy releases versus the truth: with
+        # shared noise it is exact, with fresh noise off by about the noise std
+        ta, tb = a._stream.algorithm._tree, b._stream.algorithm._tree
+        exact = ta.exact_total - tb.exact_total
+        noise_std = ta.noise_std_at(a._stream.algorithm.n_rounds)[0]
+        ratios.append(np.linalg.norm((ta.release() - tb.release()) - exact) / noise_std)
+    assert np.median(ratios) > 0.5 and min(ratios) > 1e-3
 
 
 def test_an_int_seed_keeps_resume_bit_exact():
