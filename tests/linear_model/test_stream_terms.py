@@ -99,7 +99,7 @@ def test_replay_attack_recovers_nothing_from_the_default_regressor():
     The error over the noise std is about sqrt(2) chi_k (k = 3 coordinates),
     below 0.5 for ~1.5 % of single tries (random_state=None: no seed to fix),
     so five tries are made: their median is below 0.5 with probability ~3e-5,
-    and any one below 1e-3 (an exact recovery is ~1e-12) with ~1e-9."""
+    and any one below 1e-3 (shared noise measured 7e-7) with ~1e-9."""
     X, y = _data()
     Xb = X[1000:2000].copy()
     Xb[0] = X[1999]  # the victim's row replaced by another person's
