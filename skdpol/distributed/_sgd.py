@@ -27,7 +27,7 @@ from ..losses import LogisticLoss  # noqa: F401  (tests build party terms from h
 from ..online import MOMENTUM
 from ..mechanisms import grid_step  # noqa: F401  (tests read the grid from here)
 from ..ledger import PrivacyLedger
-from ..ledger import HEAD, check_budget, record_release
+from ..ledger import HEAD, check_budget, check_planned_release, record_release
 from ..utils import run_transaction
 from ..utils import ACCEPT_SPARSE, csr_rows
 from ..utils import is_seeded
@@ -347,6 +347,10 @@ default="auto"
         warn_delta(self.delta, n_rows)
         loss = _loss(classifier, labels)
         plan = self._plan(n_rows, sizes, loss, self.n_features_in_)
+        # dask input declares no cost up front (the parties' row counts are
+        # its blocks' lengths, known once counted): the budget is checked
+        # here, after the counts and before any noisy message is made
+        check_planned_release(self, plan.event)
         self._alpha = alpha = plan.alpha
         k, dim, B, lip, private = plan.k, plan.dim, plan.B, plan.lip, plan.private
         R, schedule, n_rounds, lr = plan.R, plan.schedule, plan.n_rounds, plan.lr

@@ -17,9 +17,11 @@ __all__ = ["BudgetMismatchError", "InvalidEventError", "LedgerBudget", "LedgerEn
 from ._cli import add_subparser  # noqa: E402, F401
 from ._compose import _rdp_epsilon  # noqa: E402, F401
 from ._hook import (  # noqa: E402, F401
-    HEAD, PublicShape, check_budget, record_release, resolve_ledger, stated_event,
+    HEAD, PublicShape, check_budget, check_planned_release, record_release, resolve_ledger,
+    stated_event,
 )
 _internal = (
-    'HEAD', 'PublicShape', '_rdp_epsilon', 'add_subparser', 'check_budget', 'compose',
+    'HEAD', 'PublicShape', '_rdp_epsilon', 'add_subparser', 'check_budget',
+    'check_planned_release', 'compose',
     'record_release', 'resolve_ledger', 'stated_event'
 )

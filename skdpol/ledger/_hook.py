@@ -55,6 +55,18 @@ def check_budget(estimator, method, args):
             ledger.check(event, parent=None if head is None else head[1])
 
 
+def check_planned_release(estimator, event, head=None):
+    """Refuse a release of ``event`` (continuing ledger entry ``head``) if it
+    would pass the budget: for a call whose cost is known only once public
+    counts have been read off its input (seed 004 on dask: the parties' row
+    counts are the blocks' lengths), checked after the counting and before
+    any noisy value is computed or sent. The release still records its event
+    last (:func:`record_release`). Nothing is written."""
+    ledger = resolve_ledger(getattr(estimator, "ledger", None))
+    if ledger is not None and ledger.budget is not None:
+        ledger.check(_as_released(estimator, event), parent=head)
+
+
 def declared_event(estimator, method, args):
     """(event, head) the call ``method(*args)`` will record, as the estimator
     declares it from public quantities (``_declared_event``: no deep copy, no

@@ -474,6 +474,28 @@ def test_dask_input_without_a_client_runs_here_and_refuses_parties():
         est.fit(dX, da.from_array(y, chunks=100).rechunk(100)[:400], classes=[0, 1])
 
 
+@needs_dask
+def test_a_budget_refuses_dask_input_before_any_noisy_message(tmp_path, monkeypatch):
+    """Dask input declares no cost up front (the parties' row counts are its
+    blocks' lengths): the budget is checked once they are counted, before the
+    protocol makes a noisy message (a refusal at the end, once the parties
+    and the coordinator had exchanged them, would be too late)."""
+    from skdpol import BudgetExhaustedError, PrivacyLedger
+
+    X, y = _data(n=800)
+    dX, dy = da.from_array(X, chunks=(200, 4)), da.from_array(y, chunks=200)
+    ledger = PrivacyLedger(tmp_path / "ledger.sqlite", budget=(0.5, 1e-5))
+    est = MultiPartyPrivateSGD(loss="log_loss", data_norm=4.0, random_state=0, ledger=ledger)
+
+    def protocol_ran(*args, **kwargs):
+        raise AssertionError("the protocol ran before the budget was checked")
+
+    monkeypatch.setattr(MultiPartyPrivateSGD, "_sgd2_loop", protocol_ran)
+    with pytest.raises(BudgetExhaustedError):
+        est.fit(dX, dy, classes=[0, 1])
+    assert ledger.entries() == [] and not hasattr(est, "coef_")
+
+
 def test_bounds_read_off_the_data_warn_and_are_reported():
     X, y = _data(n=400)
     with pytest.warns(PrivacyLeakWarning, match="data_norm"):
