@@ -38,6 +38,7 @@ Known public (type checked exactly: a subclass may learn in ``fit``):
 Everything else is a leak until declared otherwise.
 """
 
+import copy
 import warnings
 from dataclasses import dataclass
 
@@ -269,6 +270,37 @@ def _may_be_sparse(step):
         return bool(step.sparse_output)
     return not isinstance(step, (str, type(None), PublicRangeScaler, OrdinalEncoder,
                                  SimpleImputer))
+
+
+def published_step(step):
+    """A copy of a fitted public ``step`` for a release, where every
+    ``FrozenEstimator`` of a fitted skdpol private estimator is replaced by
+    that estimator's ``public_model()`` (its pickle is curator state, its
+    release is not), inside composites too (their fitted parts included)."""
+    if (isinstance(step, FrozenEstimator) and _is_private_skdpol(step.estimator)
+            and hasattr(step.estimator, "public_model")):
+        return step.estimator.public_model()
+    step = copy.deepcopy(step)
+    for owner, attr in _part_lists(step):
+        setattr(owner, attr, [(part[0], published_step(part[1]), *part[2:])
+                              if not isinstance(part[1], str) else part
+                              for part in getattr(owner, attr)])
+    if isinstance(step, ColumnTransformer) and not isinstance(step.remainder, str):
+        step.remainder = published_step(step.remainder)
+    return step
+
+
+def _part_lists(step):
+    """(object, attribute) of each list of (name, step, ...) tuples in ``step``:
+    a fitted ColumnTransformer transforms with ``transformers_``."""
+    if isinstance(step, Pipeline):
+        return [(step, "steps")]
+    if isinstance(step, FeatureUnion):
+        return [(step, "transformer_list")]
+    if isinstance(step, ColumnTransformer):
+        return [(step, "transformers")] + ([(step, "transformers_")]
+                                           if hasattr(step, "transformers_") else [])
+    return []
 
 
 def _parts(step):

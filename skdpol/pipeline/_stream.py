@@ -39,7 +39,6 @@ its own budget) and frozen with ``sklearn.frozen.FrozenEstimator``;
 ``fit`` (one release) accepts it unfrozen, as ``Pipeline.fit`` does.
 """
 
-import copy
 
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -49,7 +48,7 @@ from sklearn.utils.metadata_routing import _routing_enabled, process_routing
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import PrivacyLeakError
-from ._public_steps import _HOW, _is_private_skdpol, _parts, check_public_step
+from ._public_steps import _HOW, _is_private_skdpol, _parts, check_public_step, published_step
 
 
 def _is_fitted(step):
@@ -384,15 +383,18 @@ class StreamPipeline(Pipeline):
         -------
         PublicPipeline
             A ``Pipeline`` of copies of the fitted earlier steps (public: their state is the
-            schema's) and the final estimator's ``public_model()``; its
-            pickle holds no curator state. ``[-1].privacy_spent_`` is the
-            learner's.
+            schema's; a frozen, fitted skdpol private step, such as a
+            ``PrivateStandardScaler``, as its own ``public_model()``) and the
+            final estimator's ``public_model()``; its pickle holds no
+            curator state. ``[-1].privacy_spent_`` is the learner's (an
+            earlier private step's release carries its own).
 
         Raises
         ------
         ValueError
-            When an earlier step holds a skdpol private estimator (its
-            pickle is curator state; publish its own release separately).
+            When an earlier step holds a skdpol private estimator without a
+            ``public_model()`` (its pickle is curator state; publish its own
+            release separately).
         """
         check_is_fitted(self)
         final_name, final = self.steps[-1]
@@ -402,12 +404,16 @@ class StreamPipeline(Pipeline):
         steps = []
         for name, step in self.steps[:-1]:
             verdict = check_public_step(step, name)
-            if verdict.kind != "public" or _holds_private(step):
+            # a frozen, fitted private step (e.g. PrivateStandardScaler) goes
+            # out as its public_model(); one without a release is refused
+            published = published_step(step) if verdict.kind == "public" else step
+            if verdict.kind != "public" or _holds_private(published):
                 raise ValueError(
-                    f"public_model: step {name!r} holds a skdpol private estimator, whose "
-                    "state (noise keys, exact sums) is curator state and must not be "
-                    "published with the model; publish its own release separately.")
-            steps.append((name, copy.deepcopy(step)))
+                    f"public_model: step {name!r} holds a skdpol private estimator with no "
+                    "public_model(), whose state (noise keys, exact sums) is curator state "
+                    "and must not be published with the model; publish its own release "
+                    "separately.")
+            steps.append((name, published))
         return PublicPipeline([*steps, (final_name, final.public_model())])
 
 

@@ -7,11 +7,12 @@ from ._bounds import PrivateRangeEstimator, PrivateSchema, privatise_schema
 from ._bounds_compose import fit_with_ranges
 from ._public import PublicRangeScaler, row_norm_bound
 from ._scaler import PrivateStandardScaler
+from ._scaler_public import PublicStandardScaler
 from ._schema import PublicPreprocessing, from_schema, public_bins, public_numeric, read_schema
 
 __all__ = ["PrivateRangeEstimator", "PrivateSchema", "PrivateStandardScaler",
-           "PublicPreprocessing", "PublicRangeScaler", "fit_with_ranges", "from_schema",
-           "privatise_schema",
+           "PublicPreprocessing", "PublicRangeScaler", "PublicStandardScaler", "fit_with_ranges",
+           "from_schema", "privatise_schema",
            "public_bins", "public_numeric", "read_schema", "row_norm_bound"]
 
 # ----------------------------------------------------------- internal API

@@ -41,6 +41,7 @@ from ..utils import run_transaction
 from ..mechanisms import NoiseSpec, family_for, noise_event
 from ..utils import StreamMixin, is_seeded
 from ..utils import user_stacklevel
+from ._scaler_public import PublicStandardScaler, standardise, unstandardise
 
 
 def column_bounds(bounds, n_features):
@@ -255,9 +256,7 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         """
         check_is_fitted(self, "scale_")
         _refuse_sparse(X)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        lo, hi = self.bounds_
-        return (np.clip(X, lo, hi) - self.mean_) / self.scale_
+        return standardise(self, X)
 
     def inverse_transform(self, X):
         """Map standardised values back (within the bounds).
@@ -272,8 +271,21 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         """
         check_is_fitted(self, "scale_")
         _refuse_sparse(X)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X * self.scale_ + self.mean_
+        return unstandardise(self, X)
+
+    def public_model(self):
+        """The shareable release: the released statistics and ``privacy_spent_`` only.
+
+        Returns
+        -------
+        model : PublicStandardScaler
+            ``transform`` as this scaler's; without its ``random_state`` (a
+            seed regenerates the noise) or ``ledger``.
+        """
+        check_is_fitted(self, "scale_")
+        model = PublicStandardScaler._from_release(self)
+        model.bounds_ = tuple(b.copy() for b in self.bounds_)  # a tuple: not copied there
+        return model
 
 
 def _refuse_sparse(X):

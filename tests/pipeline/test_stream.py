@@ -18,7 +18,8 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardSc
 from skdpol import (BudgetExhaustedError, PrivacyLeakError, PrivateOnlineLogistic,
                     PrivateOnlineRegressor)
 from skdpol.pipeline import PublicPipeline, StreamPipeline, declare_public, make_stream_pipeline
-from skdpol.preprocessing import PrivateStandardScaler, PublicRangeScaler, from_schema
+from skdpol.preprocessing import (PrivateStandardScaler, PublicRangeScaler,
+                                  PublicStandardScaler, from_schema)
 
 N = 3_000
 SCHEMA = {
@@ -186,7 +187,52 @@ def test_private_step_streams_only_frozen():
     frozen = FrozenEstimator(clone(scaler).fit(rng_X[:500]))  # its own release, outside
     stream = make_stream_pipeline(frozen, _learner(data_norm=3.0))
     stream.partial_fit(rng_X, y, classes=[0, 1])
-    with pytest.raises(ValueError, match="holds a skdpol private estimator"):
+    # published as the scaler's own release: no seed (it regenerates the
+    # noise), no ledger, the same transform and predictions
+    public = pickle.loads(pickle.dumps(stream.public_model()))
+    assert isinstance(public[0], PublicStandardScaler)
+    assert "random_state" not in public[0].get_params()
+    np.testing.assert_array_equal(public.predict(rng_X), stream.predict(rng_X))
+    np.testing.assert_array_equal(public[0].transform(rng_X), frozen.transform(rng_X))
+    assert stream[0] is frozen  # the stream keeps its step
+
+
+def test_frozen_private_steps_are_published_inside_composites():
+    X, y = _frame()
+    scaler = PrivateStandardScaler(bounds=([17, 1], [90, 99]), random_state=0)
+    frozen = FrozenEstimator(scaler.fit(X[["age", "hours"]].to_numpy()[:500]))
+    pre = make_column_transformer((frozen, ["age", "hours"]), remainder="drop",
+                                  sparse_threshold=0)
+    stream = make_stream_pipeline(pre, _learner(data_norm=3.0))
+    stream.partial_fit(X, y, classes=[0, 1])
+    public = stream.public_model()
+    fitted = public[0].transformers_[0][1]
+    assert isinstance(fitted, PublicStandardScaler) and isinstance(
+        public[0].transformers[0][1], PublicStandardScaler)
+    assert isinstance(stream[0].transformers_[0][1], FrozenEstimator)  # unchanged
+    np.testing.assert_array_equal(public.predict(X), stream.predict(X))
+    assert "random_state=0" not in repr(pickle.loads(pickle.dumps(public)))
+
+
+def test_a_frozen_private_step_without_a_release_is_not_published():
+    class Secret(FunctionTransformer):  # a private skdpol estimator with no public_model()
+        __module__ = "skdpol.fake"
+
+        def __init__(self, ledger=None):
+            self.ledger = ledger
+            super().__init__()
+
+        def fit(self, X, y=None):
+            self.privacy_spent_ = None  # released (a fitted private step)
+            return super().fit(X, y)
+
+    X, y = _frame()
+    Xn = X[["age", "hours"]].to_numpy() / 100.0
+    stream = StreamPipeline([("secret", FrozenEstimator(Secret().fit(Xn))),
+                             ("model", _learner(data_norm=3.0))])
+    stream.partial_fit(Xn, y, classes=[0, 1])
+    with pytest.raises(ValueError, match="step 'secret' holds a skdpol private estimator with "
+                                         "no public_model"):
         stream.public_model()
 
 
