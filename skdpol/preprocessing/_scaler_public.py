@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ..utils._release import PublicRelease
+from ..utils import PublicRelease
 
 
 def standardise(model, X):
