@@ -39,6 +39,7 @@ import os
 
 import numpy as np
 from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 
 from ._public import row_norm_bound
@@ -179,6 +180,13 @@ class PublicPreprocessing:
         lo, hi = self._label_spec["range"]
         t = self._label_spec.get("transform", "none")
         return (lo, hi), t, (_forward(np.float64(lo), t) + _forward(np.float64(hi), t)) / 2.0
+
+
+def public_categories(X):
+    """``X`` (a frame or an array) with object dtype: the schema's categorical
+    columns before their one-hot encoder, whatever dtype a chunk was read
+    with (an all-missing column reads as float64). Stateless."""
+    return X.astype(object)
 
 
 def read_schema(schema):
@@ -350,9 +358,17 @@ def from_schema(schema):
             public_bins, kw_args=dict(edges=edges),
             feature_names_out=functools.partial(_fixed_names, names)), binned))
     if categorical:
-        blocks.append(("categorical", OneHotEncoder(
+        encoder = OneHotEncoder(
             categories=[list(columns[c]["categories"]) for c in categorical],
-            handle_unknown="ignore", sparse_output=False, dtype=np.float64), categorical))
+            handle_unknown="ignore", sparse_output=False, dtype=np.float64)
+        # values as objects first: a chunk whose categorical column is all
+        # missing reads as float64 (pandas' read_csv), which the encoder
+        # refuses against listed string categories; as objects its NaNs are
+        # unknown values (a row of zeros), as in any other chunk
+        blocks.append(("categorical", Pipeline([
+            ("as_objects", FunctionTransformer(public_categories,
+                                               feature_names_out="one-to-one")),
+            ("onehot", encoder)]), categorical))
     preprocessor = ColumnTransformer(blocks, remainder="drop", sparse_threshold=0.0,
                                      verbose_feature_names_out=False)
     label = schema.get("label", {})

@@ -65,6 +65,24 @@ def test_the_rules_map_values_as_documented():
     assert col["floor_1"].tolist() == [1, 1, 1, 0]
 
 
+def test_a_chunk_whose_categorical_column_is_all_missing(tmp_path):
+    """read_csv in chunks gives an all-missing column float64 in that chunk:
+    its rows encode as unknown (zeros), as the same rows read as objects do,
+    instead of the encoder refusing float values against string categories."""
+    rows = _rows(400, 4)
+    rows.loc[:199, ["city", "floor"]] = None
+    path = tmp_path / "rows.csv"
+    rows.to_csv(path, index=False)
+    first, second = pd.read_csv(path, chunksize=200)
+    assert first["city"].dtype == np.float64 and first["city"].isna().all()
+    pre = from_schema(SCHEMA).preprocessor.fit(first)
+    names = list(pre.get_feature_names_out())
+    Z = pre.transform(first)
+    categorical = [i for i, name in enumerate(names) if name.startswith(("city_", "floor_"))]
+    assert np.all(Z[:, categorical] == 0)
+    np.testing.assert_array_equal(pre.transform(second), pre.transform(rows.iloc[200:]))
+
+
 def test_fitting_reads_nothing_from_the_rows():
     a, b, probe = _rows(500, 1), _rows(50, 2), _rows(300, 3)
     Za = from_schema(SCHEMA).preprocessor.fit(a).transform(probe)
