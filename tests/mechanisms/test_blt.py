@@ -103,6 +103,21 @@ def test_the_stored_designs_are_the_optimiser_s(k):
         optimal_blt(m, 4).sensitivity(m) * optimal_blt(m, 4).rms_error(m))
 
 
+@pytest.mark.parametrize("k", [1, 3, 5, 6, 7])
+def test_the_stored_one_buffer_designs_are_the_optimiser_s(k):
+    # one buffer (a wide stream's short horizons): the stored design is
+    # optimal_blt's, and within 2 % of four buffers' RMSE up to 64 steps
+    n = 2**k
+    stored, fresh = blt_for_horizon(n, 1), optimal_blt(n, 1)
+    assert len(stored.theta) == 1
+    rmse = [b.sensitivity(n) * b.rms_error(n) for b in (stored, fresh)]
+    assert rmse[0] == pytest.approx(rmse[1], rel=1e-3)
+    for m in (n, 3 * n // 4 + 1):  # and between powers of two: the next design
+        one, four = blt_for_horizon(m, 1), blt_for_horizon(m)
+        ratio = (one.sensitivity(m) * one.rms_error(m)) / (four.sensitivity(m) * four.rms_error(m))
+        assert ratio <= (1.02 if n <= 64 else 1.04), (m, ratio)
+
+
 def _stream(n=64, dim=3, multiplier=1.0, seed=0, sampler="discrete", **kw):
     return BLTPrefixSum(dim=dim, sensitivity=2.0, noise_multiplier=multiplier, horizon=n,
                         rng=np.random.default_rng(seed), sampler=sampler, **kw)
