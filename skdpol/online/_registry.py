@@ -102,12 +102,18 @@ WIDE_MIN_ROUNDS = 50
 #   (20) 0.8421, 3,257 (10) 0.8389; epsilon 0.5: 651 0.8325, 1,628 0.8358;
 #   epsilon 2: 651 0.8448, 1,628 0.8423; epsilon 4: 651 0.8460, 1,628 0.8426;
 #   epsilon = inf: 651 0.8469, 1,628 0.8437. The same at 2^12 columns, epsilon
-#   1: 100 (326, the rule before) 0.8393, 651 (50) 0.8418, 1,628 (20) 0.8423.
+#   1: 100 (326, the rule before) 0.8393, 651 (50) 0.8418, 1,628 (20) 0.8423;
+#   the rule's 512 (64, one BLT buffer) 0.8406. At d = 10,000 dense (20,000
+#   rows) every round size stayed at chance at epsilon = 1: there the rule
+#   (rounds of 1,000) only runs faster.
 # So about 20 rounds at epsilon <= 1 and more as epsilon grows (the noise
 # counts less), up to the noiseless rule's: 20 x max(1, epsilon) rounds. The cap
 # d / 8 keeps a round's rows growing like d, as the rule above, only with the
 # noisy round's ~8x larger O(d) cost (and bounds the rounds of long horizons:
-# the 20 rounds were measured up to 100,000 rows).
+# the 20 rounds were measured up to 100,000 rows). With the one-buffer BLT
+# below, the 2^17 stream's rows per CPU second at epsilon 1 grew 2.1-2.7x
+# (0.12-0.15x SGD's to 0.30-0.40x) and its accuracy 0.560 / 0.566 / 0.572 ->
+# 0.581 / 0.606 / 0.630 (seeds 0-2, docs/benchmarks/wide.md).
 WIDE_NOISY_ROUNDS = 20
 WIDE_NOISY_COLUMNS_PER_ROW = 8
 # the step's divisor (lr = b / (divisor R~^2), skdpol/online/_momentum.py) of a
@@ -154,12 +160,16 @@ def wide_round(n_features, horizon_rows, epsilon=math.inf):
 
 
 # a wide stream's BLT takes 1 buffer instead of 4 for at most this many planned
-# rounds: its step is O(buffers x d) (at 2^17 columns ~1.6 ms a round with 4
-# buffers, ~0.4 ms with 1), and over short horizons one buffer is nearly as good
-# (the stored designs, sensitivity x RMSE of the prefix sums at 20 / 32 / 50 /
-# 64 / 100 rounds: 1.840 / 1.976 / 2.135 / 2.216 / 2.390 against 1.831 / 1.964 /
-# 2.107 / 2.180 / 2.325 for 4 buffers: +0.5 % at the 20 rounds of WIDE_NOISY_ROUNDS,
-# +1.7 % at 64). The event is the BLT's multiplier whatever its buffers.
+# rounds: its step is O(buffers x d) (at 2^17 columns ~1.85 ms a round with 4
+# buffers, ~0.8 ms with 1, the noise draws excluded), and over short horizons
+# one buffer is nearly as good (the stored designs, sensitivity x RMSE of the
+# prefix sums at 20 / 32 / 50 / 64 / 100 rounds: 1.840 / 1.976 / 2.135 / 2.216 /
+# 2.390 against 1.831 / 1.964 / 2.107 / 2.180 / 2.325 for 4 buffers: +0.5 % at
+# the 20 rounds of WIDE_NOISY_ROUNDS, +1.7 % at 64). Measured at the rule's
+# rounds, one buffer against four (medians, seeds 0-4): 2^17 generated,
+# epsilon 1: 0.604 / 0.592; Adult hashed to 2^17, epsilon 0.5 / 1 / 2: 0.8391 /
+# 0.8422 / 0.8448 against 0.8358 / 0.8421 / 0.8448. The event is the BLT's
+# multiplier whatever its buffers.
 WIDE_ONE_BUFFER_ROUNDS = 64
 
 
