@@ -89,7 +89,8 @@ WIDE_MIN_ROUNDS = 50
 # sensitivity does not grow with b), and each round draws d noise values and
 # runs the BLT's O(d) step (~4 ms at 2^17 columns against ~0.5 ms for the
 # noiseless round's vector work), so the rows per second grow almost like b.
-# Measured, one pass, test accuracy, medians (seeds), rows a round (rounds):
+# Measured (benchmarks/bench_wide_rounds.py), one pass, test accuracy, medians
+# (seeds), rows a round (rounds):
 #   2^17 generated (benchmarks/bench_wide.py's rows), 100,000 rows, seeds 0-4 at
 #   epsilon 1, 0-2 otherwise: epsilon 1: 2,000 (50) 0.566, 2,500 0.565, 3,334
 #   0.565, 4,000 0.584, 5,000 (20) 0.592, 6,667 (15) 0.596, 10,000 (10) 0.571
