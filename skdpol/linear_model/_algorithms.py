@@ -20,7 +20,7 @@ from ..online import fit_once, fit_once_event, make_stream
 from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, SUFFICIENT_STATISTIC, algorithm_names,
                      auto_stream)
 from ..online import momentum_round, momentum_step_rows
-from ..online import WIDE_STEP_DIVISOR, wide_mechanism, wide_round, wide_stream
+from ..online import WIDE_STEP_DIVISOR, wide_blt_buffers, wide_mechanism, wide_round, wide_stream
 from ..utils import stack_rows, zero_rows_like
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
@@ -184,7 +184,7 @@ class AlgorithmBuilderMixin:
         if rule == "momentum":
             rows = momentum_round(self.horizon)
             if self._wide(stream=True):  # rounds growing with d (the registry's notes)
-                rows = max(rows, wide_round(self.n_features_in_, self.horizon))
+                rows = max(rows, wide_round(self.n_features_in_, self.horizon, self.epsilon))
             return rows
         if isinstance(rule, int):  # a fixed round (the regressor's "ftrl")
             return rule
@@ -199,7 +199,9 @@ class AlgorithmBuilderMixin:
         else:
             self.__dict__.pop("mutual_information_bound_", None)
 
-    def _algorithm_params(self, units, loss, n_columns, batch_size, stream):
+    def _algorithm_params(self, units, loss, n_columns, batch_size, stream, rounds=None):
+        """The public terms of the (stream or fit) algorithm; ``rounds``: its
+        planned rounds (a wide stream's BLT buffers read them)."""
         algorithm = self._algorithm_for(stream)
         alpha = self._alpha_for(algorithm)
         # noisy-gd is unconstrained (alpha may be 0 there): no ball to bound
@@ -212,6 +214,8 @@ class AlgorithmBuilderMixin:
         if self._wide(stream):  # a wide classifier's "ftrl-momentum" step (registry);
             # its rounds grow with d and keep their own step (no step_rows cap)
             params["step_divisor"] = WIDE_STEP_DIVISOR
+            # and one BLT buffer over short horizons (registry: wide_blt_buffers)
+            params["blt_buffers"] = wide_blt_buffers(rounds)
         elif ALGORITHMS[algorithm].family == "momentum" and self.batch_size == "auto":
             # the automatic rounds of a horizon past 100,000 rows take the
             # step of rounds of 100 (of release_every x 100 in a stream)
@@ -231,7 +235,8 @@ class AlgorithmBuilderMixin:
         # mechanism: the prefix sums' release of ftal / ftrl (the others have none)
         return make_stream(
             self._algorithm_for(stream=True),
-            **self._algorithm_params(units, loss, n_columns, batch_size, True),
+            **self._algorithm_params(units, loss, n_columns, batch_size, True,
+                                     self._rounds(batch_size)),
             horizon=self._rounds(batch_size), rng=rng,
             mechanism=self._stream_mechanism(batch_size))
 
@@ -243,7 +248,7 @@ class AlgorithmBuilderMixin:
         elif spec.auto_round.get(self._kind) == "momentum" and self.batch_size == "auto":
             batch_size = momentum_round(n_rows)  # the stream's rounds, over all rows
             if self._wide(stream=False):
-                batch_size = max(batch_size, wide_round(self.n_features_in_, n_rows))
+                batch_size = max(batch_size, wide_round(self.n_features_in_, n_rows, self.epsilon))
         elif (spec.fit_release(self._kind) == "stream" and self.batch_size == "auto"
               and isinstance(spec.auto_round.get(self._kind), int)):
             batch_size = spec.auto_round[self._kind]  # the stream's fixed rounds
@@ -257,7 +262,8 @@ class AlgorithmBuilderMixin:
         algorithm = self._algorithm_for(stream=False)
         return fit_once_event(
             algorithm, padded,
-            **self._algorithm_params(units, loss, n_columns, batch_size, False),
+            **self._algorithm_params(units, loss, n_columns, batch_size, False,
+                                     padded // batch_size),
             rng=np.random.default_rng(0), mechanism=self._mechanism,
             one_release=ALGORITHMS[algorithm].fit_release(self._kind))
 
@@ -276,7 +282,8 @@ class AlgorithmBuilderMixin:
             ya = np.concatenate([ya, np.zeros(extra)])
         W, event, ran = fit_once(
             algorithm, Xa, ya,
-            **self._algorithm_params(stream.units, loss, Xa.shape[1], batch_size, False),
+            **self._algorithm_params(stream.units, loss, Xa.shape[1], batch_size, False,
+                                     Xa.shape[0] // batch_size),
             rng=self._rng, mechanism=self._mechanism,
             one_release=ALGORITHMS[algorithm].fit_release(self._kind))
         if ran is not None:

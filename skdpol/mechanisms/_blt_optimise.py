@@ -7,7 +7,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize
 
-from ._blt_designs import DESIGNS
+from ._blt_designs import DESIGNS, ONE_BUFFER_DESIGNS
 from ._blt_value import BLT
 
 __all__ = ["blt_for_horizon", "optimal_blt", "sqrt_factorization_errors", "tree_errors"]
@@ -60,11 +60,12 @@ def optimal_blt(horizon, buffers=4, error="rms"):
 
 def blt_for_horizon(horizon, buffers=4, error="rms"):
     """The BLT a stream of ``horizon`` steps uses: the stored design for the
-    next power of two (4 buffers, RMSE; :mod:`._blt_designs`) when there is
-    one, else :func:`optimal_blt`."""
+    next power of two (4 buffers, RMSE, or 1 buffer up to 128 steps;
+    :mod:`._blt_designs`) when there is one, else :func:`optimal_blt`."""
     k = max(1, (int(horizon) - 1).bit_length())
-    if buffers == 4 and error == "rms" and k in DESIGNS:
-        return BLT(*DESIGNS[k])
+    stored = {4: DESIGNS, 1: ONE_BUFFER_DESIGNS}.get(buffers, {}) if error == "rms" else {}
+    if k in stored:
+        return BLT(*stored[k])
     return optimal_blt(int(horizon), buffers, error)
 
 

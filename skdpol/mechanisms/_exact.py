@@ -148,6 +148,10 @@ _CHUNK = 16384  # proposals per numpy pass (bounded temporaries; one pass up to 
 
 
 # ---------------------------------------------------------------- the tables
+# per ``bits``: [thresholds so far (list), lo, hi, lo_1, hi_1] (``_exp_thresholds``)
+_THRESHOLD_RUNS = {}
+
+
 @lru_cache(maxsize=8)
 def _exp_thresholds(size, bits):
     """floor(2^31 exp(-i 2^-bits)) for i < size, exactly.
@@ -155,15 +159,21 @@ def _exp_thresholds(size, bits):
     Integer brackets lo_i <= 2^W exp(-i 2^-bits) <= hi_i (W = 128) grow by
     powers (lo_{i+1} = floor(lo_i lo_1 / 2^W), hi rounded up), and a
     threshold is taken only where both ends give the same floor at 31 bits;
-    elsewhere (about size 2^-90 of the time) it is computed directly."""
+    elsewhere (about size 2^-90 of the time) it is computed directly.
+    The run is kept per ``bits`` and extended, so a shorter table is the
+    prefix of a longer one, computed once (every entry is the exact floor,
+    whichever run computed it: the same values)."""
     W = 128
-    lo1, hi1 = exp_neg_fixed(1, bits, W)
-    lo, hi, out = 1 << W, 1 << W, []
-    for i in range(size):
+    run = _THRESHOLD_RUNS.get(bits)
+    if run is None:
+        run = _THRESHOLD_RUNS[bits] = [[], 1 << W, 1 << W, *exp_neg_fixed(1, bits, W)]
+    out, lo, hi, lo1, hi1 = run
+    for i in range(len(out), size):
         a, b = lo >> (W - 31), hi >> (W - 31)
         out.append(a if a == b else floor_exp_neg(Fraction(i, 2**bits), 31))
         lo, hi = (lo * lo1) >> W, -((-hi * hi1) >> W)
-    return np.array(out, dtype=np.int64)
+    run[1], run[2] = lo, hi
+    return np.array(out[:size], dtype=np.int64)
 
 
 def exp_table(size, bits):

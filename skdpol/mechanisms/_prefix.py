@@ -106,14 +106,22 @@ def check_mechanism(mechanism, noise):
                          "(use mechanism='tree' for pure DP).")
 
 
-def prefix_sum_mechanism(mechanism, *, dim, sensitivity, noise, horizon, rng, leaf_bound=None):
+def prefix_sum_mechanism(mechanism, *, dim, sensitivity, noise, horizon, rng, leaf_bound=None,
+                         buffers=None):
     """A fresh :class:`PrefixSum` of the chosen kind; ``noise`` is the
-    :class:`~skdpol.mechanisms.NoiseSpec` of its nodes (or its stream)."""
+    :class:`~skdpol.mechanisms.NoiseSpec` of its nodes (or its stream).
+    ``buffers``: a BLT of known horizon's buffers (None: its default, 4;
+    ignored by the tree and the open-ended BLT)."""
     check_mechanism(mechanism, noise.family)
     if mechanism == "blt":
-        cls = OpenBLTPrefixSum if horizon is None else BLTPrefixSum
-        return cls(dim=dim, sensitivity=sensitivity, noise_multiplier=noise.multiplier,
-                   horizon=horizon, rng=rng, sampler=noise.sampler, leaf_bound=leaf_bound)
+        if horizon is None:
+            return OpenBLTPrefixSum(dim=dim, sensitivity=sensitivity,
+                                    noise_multiplier=noise.multiplier, rng=rng,
+                                    sampler=noise.sampler, leaf_bound=leaf_bound)
+        extra = {} if buffers is None else {"buffers": int(buffers)}
+        return BLTPrefixSum(dim=dim, sensitivity=sensitivity, noise_multiplier=noise.multiplier,
+                            horizon=horizon, rng=rng, sampler=noise.sampler,
+                            leaf_bound=leaf_bound, **extra)
     return PrivatePrefixSum(dim=dim, sensitivity=sensitivity, noise_multiplier=noise.multiplier,
                             horizon=horizon, noise=noise.family, rng=rng, sampler=noise.sampler)
 

@@ -51,12 +51,13 @@ from ._registry import (  # noqa: E402, F401
     ALGORITHMS, AUTO, CLASSIFIER, REGRESSOR, SUFFICIENT_STATISTIC, algorithm_names,
     auto_stream,
 )
-from ._registry import WIDE_STEP_DIVISOR, wide_mechanism, wide_round, wide_stream  # noqa: E402, F401
+from ._registry import (  # noqa: E402, F401
+    WIDE_STEP_DIVISOR, wide_blt_buffers, wide_mechanism, wide_round, wide_stream)
 from ._rounds import RoundBuffer, project_ball  # noqa: E402, F401
 _internal = (
     'ALGORITHMS', 'AUTO', 'CLASSIFIER', 'ImplicitGD', 'MAX_STEPS', 'MOMENTUM', 'ONE_ROUND_FIT',
     'OutputPerturbation', 'REGRESSOR', 'RidgeRelease', 'RoundBuffer', 'SUFFICIENT_STATISTIC',
     '_noisy_gd', 'algorithm_names', 'auto_stream', 'gradient_schedule', 'momentum_round',
     'momentum_step_rows', 'paper_multiplier', 'project_ball', 'WIDE_STEP_DIVISOR',
-    'wide_mechanism', 'wide_round', 'wide_stream'
+    'wide_blt_buffers', 'wide_mechanism', 'wide_round', 'wide_stream'
 )

@@ -59,7 +59,8 @@ def _least_squares(*, loss, n_features, alpha, batch_size, horizon, epsilon, del
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
-                mechanism="tree", intercept=None, step_rows=None, step_divisor=None):
+                mechanism="tree", intercept=None, step_rows=None, step_divisor=None,
+                blt_buffers=None):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
@@ -71,7 +72,9 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     internally). ``step_rows``: "ftrl-momentum"'s cap on a round's step
     (:class:`~skdpol.online._momentum.MomentumFTRL`; ignored by the others);
     ``step_divisor``: its step's divisor (None: its default; public,
-    :data:`~skdpol.online._registry.WIDE_STEP_DIVISOR`).
+    :data:`~skdpol.online._registry.WIDE_STEP_DIVISOR`); ``blt_buffers``: its
+    BLT's buffers (None: the BLT's default; public,
+    :func:`~skdpol.online._registry.wide_blt_buffers`).
     """
     family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
@@ -114,7 +117,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         if step_divisor is not None:
             common["step_divisor"] = step_divisor
         return MomentumFTRL(**common, noise=spec, rng=rng, intercept=intercept is not None,
-                            mechanism=mechanism, step_rows=step_rows)
+                            mechanism=mechanism, step_rows=step_rows, blt_buffers=blt_buffers)
     if family == "mutual-information":
         spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
         return MutualInformationOGD(**common, feedback=feedback, noise=spec, rng=rng)
@@ -123,7 +126,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
              epsilon, delta, noise, calibration, feedback, rng, intercept=None,
-             mechanism="tree", step_rows=None, step_divisor=None, one_release=None):
+             mechanism="tree", step_rows=None, step_divisor=None, one_release=None,
+             blt_buffers=None):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd, one noisy copy of
     the sums of every row for ls (a prefix sum of one leaf), one pass of the
@@ -143,7 +147,7 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
         row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
         calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
         mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
-        one_release=one_release)
+        one_release=one_release, blt_buffers=blt_buffers)
     if one_release == "stream":
         algo.learn(X, y)
         return algo.published.copy(), algo.event(), algo
@@ -154,7 +158,8 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
 
 def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                            batch_size, epsilon, delta, noise, calibration, feedback, rng,
-                           intercept, mechanism, step_rows, step_divisor, one_release):
+                           intercept, mechanism, step_rows, step_divisor, one_release,
+                           blt_buffers=None):
     """(one release, the stream or base that makes it, its common terms) for
     ``fit`` over ``n_rows`` rows: the registry's spec of ``algorithm`` and the
     one release (``one_release``, or the registry's); shared by
@@ -173,14 +178,15 @@ def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha
         return one_release, make_stream(
             algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
             calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
-            mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor), common
+            mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
+            blt_buffers=blt_buffers), common
     return one_release, _base("giga" if one_release == "averaged" else "igd", common, rng), common
 
 
 def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                    batch_size, epsilon, delta, noise, calibration, feedback, rng,
                    intercept=None, mechanism="tree", step_rows=None, step_divisor=None,
-                   one_release=None):
+                   one_release=None, blt_buffers=None):
     """The event :func:`fit_once` states for ``n_rows`` rows (a multiple of
     ``batch_size``, as ``fit`` pads them), from public quantities only: the
     stream or base is built (``rng``: a throw-away generator; building reads
@@ -191,7 +197,7 @@ def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bo
         row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
         calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
         mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
-        one_release=one_release)
+        one_release=one_release, blt_buffers=blt_buffers)
     if one_release == "stream":
         return algo.event(n_rows // common["batch_size"])
     return offline_event(algo, n_rows, epsilon=epsilon, delta=delta, noise=noise,

@@ -272,11 +272,17 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         min(batch_size, step_rows) / (step_divisor R~^2); None: no cap (lr =
         batch_size / (step_divisor R~^2)). ``batch_size="auto"`` passes
         :func:`momentum_step_rows` (the module notes: "Public step").
+    blt_buffers : int or None, default=None
+        Buffers of a BLT of known horizon (None: its default, 4); a wide
+        classifier's short streams take 1
+        (:func:`~skdpol.online._registry.wide_blt_buffers`). Public: it
+        shapes the noise, not its cost (the BLT's event is its multiplier).
     """
 
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=None,
-                 constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None):
+                 constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None,
+                 blt_buffers=None):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -301,7 +307,7 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
             mechanism, dim=self.n_outputs * self.n_features,
             sensitivity=2.0 * self.lipschitz, noise=noise, horizon=horizon, rng=rng,
             # a leaf sums batch_size gradients of norm <= lipschitz
-            leaf_bound=self.batch_size * self.lipschitz)
+            leaf_bound=self.batch_size * self.lipschitz, buffers=blt_buffers)
         # the step: min(b, step_rows) rows' worth (the notes' "Its cap"), its
         # divisor raised on noisy wide streams (:func:`noise_step_scale`)
         step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))

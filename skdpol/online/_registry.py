@@ -80,11 +80,43 @@ WIDE_COLUMNS_PER_ROW = 64
 # ... but at least WIDE_MIN_ROUNDS rounds over a known horizon (fewer, larger
 # steps lose accuracy: at 2^17 columns and 100,000 rows, epsilon = inf, rounds
 # of 4,000 (25 rounds) reached 0.62-0.64 against 0.686-0.704 for rounds of 2,000,
-# seeds 0-2). With noise the balance differs (epsilon = 1, the BLT: rounds of
-# 4,000-5,000 gave median accuracy 0.59-0.60 against 0.57 for 2,000, and ~1.6x
-# the rows per second); not a rule yet: one width measured, and at d = 10,000
-# (20,000 rows) every round size stayed at chance at epsilon = 1.
+# seeds 0-2). With noise the balance differs: WIDE_NOISY_ROUNDS below.
 WIDE_MIN_ROUNDS = 50
+# ... and at finite epsilon, rounds of at least horizon / (WIDE_NOISY_ROUNDS x
+# max(1, epsilon)) rows, at most n_features / WIDE_NOISY_COLUMNS_PER_ROW (never
+# below the rule above): with noise, fewer, larger rounds win twice. A round's
+# mean gradient carries the prefix sums' noise over b rows (the leaf
+# sensitivity does not grow with b), and each round draws d noise values and
+# runs the BLT's O(d) step (~4 ms at 2^17 columns against ~0.5 ms for the
+# noiseless round's vector work), so the rows per second grow almost like b.
+# Measured (benchmarks/bench_wide_rounds.py), one pass, test accuracy, medians
+# (seeds), rows a round (rounds):
+#   2^17 generated (benchmarks/bench_wide.py's rows), 100,000 rows, seeds 0-4 at
+#   epsilon 1, 0-2 otherwise: epsilon 1: 2,000 (50) 0.566, 2,500 0.565, 3,334
+#   0.565, 4,000 0.584, 5,000 (20) 0.592, 6,667 (15) 0.596, 10,000 (10) 0.571
+#   (0.50-0.59: too few steps); epsilon 0.5: 2,000 0.566, 5,000 0.573;
+#   epsilon 2: 2,000 0.585, 3,334 0.605, 5,000 0.604; epsilon 4: 2,000 0.627,
+#   3,334 0.629, 5,000 0.611; epsilon = inf: 2,000 0.693, 4,000 0.619.
+#   Adult through FeatureHasher (2^17 columns; 6 numeric columns scaled by their
+#   public ranges, 8 categorical tokens; data_norm sqrt(14)), 32,561 rows in
+#   chunks of 5,000, seeds 0-4: epsilon 1: 651 (50) 0.8397, 1,000 0.8412, 1,628
+#   (20) 0.8421, 3,257 (10) 0.8389; epsilon 0.5: 651 0.8325, 1,628 0.8358;
+#   epsilon 2: 651 0.8448, 1,628 0.8423; epsilon 4: 651 0.8460, 1,628 0.8426;
+#   epsilon = inf: 651 0.8469, 1,628 0.8437. The same at 2^12 columns, epsilon
+#   1: 100 (326, the rule before) 0.8393, 651 (50) 0.8418, 1,628 (20) 0.8423;
+#   the rule's 512 (64, one BLT buffer) 0.8406. At d = 10,000 dense (20,000
+#   rows) every round size stayed at chance at epsilon = 1: there the rule
+#   (rounds of 1,000) only runs faster.
+# So about 20 rounds at epsilon <= 1 and more as epsilon grows (the noise
+# counts less), up to the noiseless rule's: 20 x max(1, epsilon) rounds. The cap
+# d / 8 keeps a round's rows growing like d, as the rule above, only with the
+# noisy round's ~8x larger O(d) cost (and bounds the rounds of long horizons:
+# the 20 rounds were measured up to 100,000 rows). With the one-buffer BLT
+# below, the 2^17 stream's rows per CPU second at epsilon 1 grew 2.1-2.7x
+# (0.12-0.15x SGD's to 0.30-0.40x) and its accuracy 0.560 / 0.566 / 0.572 ->
+# 0.581 / 0.606 / 0.630 (seeds 0-2, docs/benchmarks/wide.md).
+WIDE_NOISY_ROUNDS = 20
+WIDE_NOISY_COLUMNS_PER_ROW = 8
 # the step's divisor (lr = b / (divisor R~^2), skdpol/online/_momentum.py) of a
 # wide classifier: the logistic loss's curvature is at most R~^2 / 4, a quarter
 # of the Huber bound the default 50 was set for. At 2^17 columns in rounds of
@@ -111,14 +143,44 @@ def wide_stream(estimator, n_features, algorithm):
             and n_features is not None and n_features > LS_AUTO_MAX_FEATURES)
 
 
-def wide_round(n_features, horizon_rows):
+def wide_round(n_features, horizon_rows, epsilon=math.inf):
     """Rows per round of ``batch_size="auto"`` for a wide stream (before the
     narrow rule's floor, which the caller applies): n_features /
-    WIDE_COLUMNS_PER_ROW, at most horizon / WIDE_MIN_ROUNDS."""
+    WIDE_COLUMNS_PER_ROW, at most horizon / WIDE_MIN_ROUNDS; at finite
+    ``epsilon`` and a known horizon, at least horizon / (WIDE_NOISY_ROUNDS x
+    max(1, epsilon)) but not past n_features / WIDE_NOISY_COLUMNS_PER_ROW."""
     rows = -(-int(n_features) // WIDE_COLUMNS_PER_ROW)
     if horizon_rows is not None:
         rows = min(rows, int(horizon_rows) // WIDE_MIN_ROUNDS)
+        if not math.isinf(epsilon):
+            rounds = math.ceil(WIDE_NOISY_ROUNDS * max(1.0, float(epsilon)))
+            noisy = min(int(horizon_rows) // rounds,
+                        -(-int(n_features) // WIDE_NOISY_COLUMNS_PER_ROW))
+            rows = max(rows, noisy)
     return max(rows, 1)
+
+
+# a wide stream's BLT takes 1 buffer instead of 4 for at most this many planned
+# rounds: its step is O(buffers x d) (at 2^17 columns ~1.85 ms a round with 4
+# buffers, ~0.8 ms with 1, the noise draws excluded), and over short horizons
+# one buffer is nearly as good (the stored designs, sensitivity x RMSE of the
+# prefix sums at 20 / 32 / 50 / 64 / 100 rounds: 1.840 / 1.976 / 2.135 / 2.216 /
+# 2.390 against 1.831 / 1.964 / 2.107 / 2.180 / 2.325 for 4 buffers: +0.5 % at
+# the 20 rounds of WIDE_NOISY_ROUNDS, +1.7 % at 64). Measured at the rule's
+# rounds, one buffer against four (medians, seeds 0-4): 2^17 generated,
+# epsilon 1: 0.604 / 0.592; Adult hashed to 2^17, epsilon 0.5 / 1 / 2: 0.8391 /
+# 0.8422 / 0.8448 against 0.8358 / 0.8421 / 0.8448. The event is the BLT's
+# multiplier whatever its buffers.
+WIDE_ONE_BUFFER_ROUNDS = 64
+
+
+def wide_blt_buffers(n_rounds):
+    """Buffers of a wide stream's BLT over ``n_rounds`` planned rounds (None:
+    open-ended, the BLT's epochs keep their default): 1 up to
+    WIDE_ONE_BUFFER_ROUNDS rounds, else None (the default, 4)."""
+    if n_rounds is not None and n_rounds <= WIDE_ONE_BUFFER_ROUNDS:
+        return 1
+    return None
 
 
 def wide_mechanism(epsilon, n_rounds, noise_ratio):

@@ -13,7 +13,8 @@ from skdpol import PrivateOnlineLogistic
 from skdpol.mechanisms import BLTPrefixSum, PrivatePrefixSum
 from skdpol.online import momentum_round
 from skdpol.online._momentum import STEP_DIVISOR
-from skdpol.online._registry import LS_AUTO_MAX_FEATURES, WIDE_COLUMNS_PER_ROW, WIDE_STEP_DIVISOR
+from skdpol.online._registry import (
+    LS_AUTO_MAX_FEATURES, WIDE_COLUMNS_PER_ROW, WIDE_NOISY_ROUNDS, WIDE_STEP_DIVISOR)
 
 WIDE = 2**14  # > LS_AUTO_MAX_FEATURES; wide_round: 256 rows
 
@@ -40,15 +41,20 @@ def _stream(X, y, chunk, **params):
 # ------------------------------------------------------------ the estimator
 def test_a_wide_stream_takes_the_rule_at_its_defaults():
     X, y = _hashed(600)
-    for eps, tree in ((math.inf, PrivatePrefixSum), (1.0, BLTPrefixSum)):
+    # epsilon = inf: d / 64 rows; epsilon 1: 20 rounds of the horizon (at most
+    # d / 8 rows) and a one-buffer BLT
+    for eps, tree, rows in ((math.inf, PrivatePrefixSum, WIDE // WIDE_COLUMNS_PER_ROW),
+                            (1.0, BLTPrefixSum, 30_000 // WIDE_NOISY_ROUNDS)):
         clf = PrivateOnlineLogistic(epsilon=eps, data_norm=1.0, random_state=0, horizon=30_000)
         clf.partial_fit(X, y, classes=[0, 1])
         assert clf.algorithm_ == "ftrl-momentum"
-        assert clf.batch_size_ == WIDE // WIDE_COLUMNS_PER_ROW == 256
+        assert clf.batch_size_ == rows
         algo = clf._stream.algorithm
         assert isinstance(algo._tree, tree)
-        assert algo.learning_rate == pytest.approx(256 / (WIDE_STEP_DIVISOR * algo.row_bound**2))
+        assert algo.learning_rate == pytest.approx(rows / (WIDE_STEP_DIVISOR * algo.row_bound**2))
         assert clf.n_samples_learned_ + clf.n_samples_waiting_ == 600
+        if tree is BLTPrefixSum:
+            assert len(algo._tree.blt.theta) == 1 and algo._tree._enc.shape[0] == 1
     # delta = 0: "ftrl", as before
     pure = PrivateOnlineLogistic(delta=0.0, data_norm=1.0, random_state=0, horizon=30_000)
     assert pure.partial_fit(X, y, classes=[0, 1]).algorithm_ == "ftrl"
@@ -70,14 +76,22 @@ def test_narrow_ftrl_momentum_keeps_its_rounds_and_step():
 
 def test_an_explicit_wide_ftrl_momentum_takes_the_wide_rounds_and_fit_too():
     X, y = _hashed(600)
-    clf = PrivateOnlineLogistic(algorithm="ftrl-momentum", data_norm=1.0, random_state=0,
-                                horizon=30_000).partial_fit(X, y, classes=[0, 1])
+    clf = PrivateOnlineLogistic(algorithm="ftrl-momentum", epsilon=math.inf, data_norm=1.0,
+                                random_state=0, horizon=30_000).partial_fit(X, y, classes=[0, 1])
     assert clf.batch_size_ == 256
-    fit = PrivateOnlineLogistic(algorithm="ftrl-momentum", data_norm=1.0,
+    fit = PrivateOnlineLogistic(algorithm="ftrl-momentum", epsilon=math.inf, data_norm=1.0,
                                 random_state=0).fit(X, y, classes=[0, 1])
     # fit's rounds are the stream's over all its rows (the narrow floor below 50 rounds)
     assert fit._fit_gradient_batch(600, "auto")[0] == momentum_round(600)
     assert fit._fit_gradient_batch(20_000, "auto")[0] == 256
+    # at epsilon 1: 20 rounds (the narrow floor below 2,000 rows), and fit's
+    # stream takes the one-buffer BLT too
+    noisy = PrivateOnlineLogistic(algorithm="ftrl-momentum", data_norm=1.0,
+                                  random_state=0).fit(X, y, classes=[0, 1])
+    assert noisy._fit_gradient_batch(600, "auto")[0] == momentum_round(600)
+    assert noisy._fit_gradient_batch(20_000, "auto")[0] == 1_000
+    assert isinstance(noisy._stream.algorithm._tree, BLTPrefixSum)
+    assert noisy._stream.algorithm._tree._enc.shape[0] == 1  # 6 rounds of 100
 
 
 def test_the_stated_cost_of_a_wide_stream_is_the_recorded_one(tmp_path):

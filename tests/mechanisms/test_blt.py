@@ -103,6 +103,21 @@ def test_the_stored_designs_are_the_optimiser_s(k):
         optimal_blt(m, 4).sensitivity(m) * optimal_blt(m, 4).rms_error(m))
 
 
+@pytest.mark.parametrize("k", [1, 3, 5, 6, 7])
+def test_the_stored_one_buffer_designs_are_the_optimiser_s(k):
+    # one buffer (a wide stream's short horizons): the stored design is
+    # optimal_blt's, and within 2 % of four buffers' RMSE up to 64 steps
+    n = 2**k
+    stored, fresh = blt_for_horizon(n, 1), optimal_blt(n, 1)
+    assert len(stored.theta) == 1
+    rmse = [b.sensitivity(n) * b.rms_error(n) for b in (stored, fresh)]
+    assert rmse[0] == pytest.approx(rmse[1], rel=1e-3)
+    for m in (n, 3 * n // 4 + 1):  # and between powers of two: the next design
+        one, four = blt_for_horizon(m, 1), blt_for_horizon(m)
+        ratio = (one.sensitivity(m) * one.rms_error(m)) / (four.sensitivity(m) * four.rms_error(m))
+        assert ratio <= (1.02 if n <= 64 else 1.04), (m, ratio)
+
+
 def _stream(n=64, dim=3, multiplier=1.0, seed=0, sampler="discrete", **kw):
     return BLTPrefixSum(dim=dim, sensitivity=2.0, noise_multiplier=multiplier, horizon=n,
                         rng=np.random.default_rng(seed), sampler=sampler, **kw)
@@ -265,11 +280,11 @@ def test_calibration_matches_dp_accounting(eps, sampler):
     assert how == ("gdp" if sampler == "float" else "zcdp")
 
 
-def _audit_stats(n, s, sign, runs, cut, seed0, sampler):
+def _audit_stats(n, s, sign, runs, cut, seed0, sampler, buffers=4):
     # neighbours: leaf s is +1 or -1 (sensitivity 2); the statistic is the
     # likelihood-ratio direction of the whole public sequence: re-encode the
     # releases into y = C A^-1 S and project on C e_s
-    blt0 = _stream(n=n, dim=1)
+    blt0 = _stream(n=n, dim=1, buffers=buffers)
     C = scipy.linalg.toeplitz(blt0.blt.coefficients(n), np.zeros(n))
     m = calibrate_noise_multiplier(lambda m: noise_event(m, "gaussian", sampler), 1.0,
                                    1e-5) / cut
@@ -277,7 +292,8 @@ def _audit_stats(n, s, sign, runs, cut, seed0, sampler):
     leaves[s] = sign
     out = np.empty(runs)
     for r in range(runs):
-        blt = _stream(n=n, dim=1, multiplier=m, seed=seed0 + r, sampler=sampler)
+        blt = _stream(n=n, dim=1, multiplier=m, seed=seed0 + r, sampler=sampler,
+                      buffers=buffers)
         S = np.append(blt.prefix_releases(leaves)[1:, 0], blt.release()[0])
         y = C @ np.diff(S, prepend=0.0)
         out[r] = C[:, s] @ y
@@ -294,6 +310,32 @@ def test_the_blt_stream_audit_holds_and_a_tenfold_cut_is_caught(audit_runs, samp
     d = _audit_stats(n, s, -1.0, audit_runs, 10.0, 0, sampler)
     d_prime = _audit_stats(n, s, 1.0, audit_runs, 10.0, 10**6, sampler)
     assert epsilon_lower_bound(d, d_prime, 1e-5)[0] > 1.0
+
+
+def test_the_one_buffer_blt_audit_holds_and_a_tenfold_cut_is_caught(audit_runs):
+    # a wide stream's short BLT (one buffer, registry.wide_blt_buffers): the
+    # same mechanism with another C, the same event
+    n, s = 20, 3
+    d = _audit_stats(n, s, -1.0, audit_runs, 1.0, 0, "float", buffers=1)
+    d_prime = _audit_stats(n, s, 1.0, audit_runs, 1.0, 10**6, "float", buffers=1)
+    assert epsilon_lower_bound(d, d_prime, 1e-5, confidence=0.99)[0] <= 1.0
+    d = _audit_stats(n, s, -1.0, audit_runs, 10.0, 0, "float", buffers=1)
+    d_prime = _audit_stats(n, s, 1.0, audit_runs, 10.0, 10**6, "float", buffers=1)
+    assert epsilon_lower_bound(d, d_prime, 1e-5)[0] > 1.0
+
+
+def test_a_one_buffer_blt_has_its_predicted_noise_and_the_same_event():
+    n, runs = 20, 800
+    draws = np.stack([_stream(n=n, dim=20, seed=s, buffers=1).prefix_releases(
+        np.full((n, 20), 0.3)) for s in range(runs)])
+    draws -= 0.3 * np.arange(n)[None, :, None]
+    one, four = _stream(n=n, buffers=1), _stream(n=n)
+    assert one._enc.shape == (1, 3) and len(one.blt.theta) == 1
+    for t in (1, 7, 19):
+        assert draws[:, t].std() == pytest.approx(one.noise_std_at(t)[0], rel=0.04)
+    assert one.event().rho == pytest.approx(0.5) and one.event() == four.event()
+    for k in range(1, n + 1):  # and every prefix costs at most the whole stream
+        assert one.event(k).rho <= one.event().rho
 
 
 # ------------------------------------------------------------- the estimator
@@ -539,14 +581,14 @@ def _reference_step(blt, x):
     return enc, dec, blt._released + v, blt._total + leaf
 
 
-@pytest.mark.parametrize("dim", [1, 5, 5000])
+@pytest.mark.parametrize("dim, buffers", [(1, 4), (5, 4), (5000, 4), (5, 1), (5000, 1)])
 @pytest.mark.parametrize("sampler", ["discrete", "float"])
-def test_a_step_is_the_reference_arithmetic_bit_for_bit(dim, sampler):
+def test_a_step_is_the_reference_arithmetic_bit_for_bit(dim, buffers, sampler):
     # the in-place step (fresh arrays finished in place, additions commuted)
     # rounds exactly as the reference: the same encoder float error
     blt = BLTPrefixSum(dim=dim, sensitivity=2.0, noise_multiplier=0.0 if sampler == "float"
                        else 1.0, horizon=30, rng=np.random.default_rng(1), sampler=sampler,
-                       leaf_bound=3.0)
+                       leaf_bound=3.0, buffers=buffers)
     leaves = np.random.default_rng(2).normal(size=(30, dim)) * 2.0  # some clipped
     leaves[0, 0] = -0.0
     for x in leaves:

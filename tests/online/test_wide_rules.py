@@ -8,7 +8,9 @@ import pytest
 from skdpol.mechanisms import prefix_noise_ratio
 from skdpol.online._registry import (
     CLASSIFIER, LS_AUTO_MAX_FEATURES, REGRESSOR, WIDE_COLUMNS_PER_ROW, WIDE_MIN_ROUNDS,
-    WIDE_TREE_NOISE_RATIO, auto_stream, wide_mechanism, wide_round, wide_stream)
+    WIDE_NOISY_COLUMNS_PER_ROW, WIDE_NOISY_ROUNDS, WIDE_ONE_BUFFER_ROUNDS,
+    WIDE_TREE_NOISE_RATIO, auto_stream, wide_blt_buffers, wide_mechanism, wide_round,
+    wide_stream)
 
 
 @pytest.mark.parametrize("n_features, pure, calibration, expected", [
@@ -53,3 +55,32 @@ def test_wide_mechanism_takes_the_tree_only_where_its_noise_is_comparable():
     assert wide_mechanism(1.0, None, prefix_noise_ratio) == "blt"
     assert prefix_noise_ratio(1) == pytest.approx(1.0)  # one leaf: the same release
     assert wide_mechanism(1.0, 1, prefix_noise_ratio) == "tree"
+
+
+@pytest.mark.parametrize("n_features, horizon, epsilon, expected", [
+    (2**17, 100_000, 1.0, 5_000),  # 20 rounds: fewer, larger noisy rounds
+    (2**17, 100_000, 0.5, 5_000),  # at most 20 rounds below epsilon 1 too
+    (2**17, 100_000, 2.0, 2_500),  # 40 rounds
+    (2**17, 100_000, 4.0, 2_000),  # 80 rounds would be smaller: the noiseless rule's
+    (2**17, 100_000, math.inf, 2_000),
+    (2**17, None, 1.0, 2_048),  # open-ended: the noiseless rule
+    (2**17, 32_561, 1.0, 1_628),  # Adult's training rows
+    (2**12, 32_561, 1.0, 512),  # capped at d / 8
+    (2**17, 10**7, 1.0, 16_384),  # a long horizon: capped at d / 8
+    (10_000, 20_000, 1.0, 1_000),
+])
+def test_wide_round_at_finite_epsilon_takes_fewer_larger_rounds(n_features, horizon, epsilon,
+                                                                expected):
+    assert wide_round(n_features, horizon, epsilon) == expected
+    noiseless = wide_round(n_features, horizon)
+    assert expected >= noiseless
+    if horizon is not None and expected > noiseless:
+        assert expected == min(horizon // math.ceil(WIDE_NOISY_ROUNDS * max(1.0, epsilon)),
+                               math.ceil(n_features / WIDE_NOISY_COLUMNS_PER_ROW))
+
+
+def test_wide_blt_buffers_takes_one_buffer_over_short_horizons():
+    assert wide_blt_buffers(20) == 1
+    assert wide_blt_buffers(WIDE_ONE_BUFFER_ROUNDS) == 1
+    assert wide_blt_buffers(WIDE_ONE_BUFFER_ROUNDS + 1) is None  # the BLT's default
+    assert wide_blt_buffers(None) is None  # open-ended: the epochs keep theirs
