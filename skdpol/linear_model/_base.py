@@ -336,11 +336,16 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         self.n_samples_learned_ = rows_used
         self.n_samples_waiting_ = seen - rows_used
         if rows_used == 0 and stream.n_calls >= stream.release_every:
+            chosen, advice = (
+                (" (chosen by batch_size='auto' from the horizon and the width)",
+                 "Pass a smaller batch_size, call flush() at the end of the stream")
+                if self.batch_size == "auto" else
+                ("", "Use batch_size='auto' or a smaller batch_size"))
             warnings.warn(
-                f"no round of batch_size={stream.batch_size} rows is complete yet: the "
+                f"no round of {stream.batch_size} rows{chosen} is complete yet: the "
                 f"published model has learned from none of the {seen} rows seen, which "
-                "wait for their round. Use batch_size='auto' or a smaller batch_size, "
-                "or fit().", UserWarning, stacklevel=user_stacklevel(),
+                f"wait for their round. {advice}, or fit().", UserWarning,
+                stacklevel=user_stacklevel(),
             )
         if seen * self.delta >= 1 > (seen - n_rows) * self.delta:
             warn_delta(self.delta, seen)  # once, when the stream passes 1/delta rows

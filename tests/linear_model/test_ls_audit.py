@@ -36,7 +36,7 @@ SLOW = {"ls stream, pure DP (tree, Laplace)", "ls stream, float sampler",
 
 
 # the first calls of the rounds-of-4 case complete no round (and say so)
-@pytest.mark.filterwarnings("ignore:no round of batch_size")
+@pytest.mark.filterwarnings("ignore:no round of")
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c
                                   for c in CASES])
 def test_ls_audit(case, audit_runs, weakened_noise):

@@ -283,6 +283,14 @@ def test_rows_waiting_for_their_round_are_counted_and_announced():
     assert est.n_samples_waiting_ == 300 and np.all(est.coef_ == 0)
     est.partial_fit(X[300:600], y[300:600])
     assert est.n_samples_waiting_ == 200
+    # rounds chosen by batch_size="auto" (here a wide classifier's, from the
+    # horizon and the width): the advice is not to choose "auto" again
+    wide = PrivateOnlineLogistic(data_norm=1.0, horizon=100_000, random_state=0)
+    rows = np.random.default_rng(0).normal(size=(200, 2_000))  # rounds of 250
+    with pytest.warns(UserWarning, match=r"chosen by batch_size='auto'.*smaller batch_size, "
+                                         r"call flush\(\)") as caught:
+        wide.partial_fit(rows, np.arange(200) % 2, classes=[0, 1])
+    assert not any("Use batch_size='auto'" in str(w.message) for w in caught)
 
 
 def test_batch_size_auto_is_one_round_per_equal_chunk():
