@@ -120,7 +120,7 @@ import numpy as np
 
 from ..mechanisms import prefix_sum_mechanism
 from ._rounds import ReplacedState, RoundBuffer
-from ._step_noise import noise_step_scale
+from ._step_noise import NOISE_MIN_ROUNDS, noise_step_scale, open_rule_rounds, refresh_open_step
 
 MOMENTUM = 0.95
 TAIL = 0.7
@@ -305,22 +305,38 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         # the step: min(b, step_rows) rows' worth (the notes' "Its cap"), its
         # divisor raised on noisy wide streams (:func:`noise_step_scale`)
         step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))
-        self.learning_rate = step_rows / (
-            step_divisor * self._noise_step_scale(loss) * self.row_bound**2)
+        self._step_rows, self._step_divisor = step_rows, float(step_divisor)
+        # an open Huber stream re-reads the rule as its rounds go (the notes'
+        # "Open horizon"); a known horizon, and the classifier's losses, keep one step
+        # (not without noise: the rule's scale is 1 there, the step b / (50 R~^2))
+        self._open_rule = (self.horizon is None and hasattr(loss, "threshold")
+                           and self._tree.noise_std_at([NOISE_MIN_ROUNDS])[0] > 0)
+        self.learning_rate = self._step(self._noise_step_scale(loss, 1))
         self._theta = np.zeros(shape)
         self._velocity = np.zeros(shape)
         self._average = np.zeros(shape)
         self._last_release = np.zeros(shape)
 
-    def _noise_step_scale(self, loss):
+    def _step(self, scale):
+        """lr = min(b, step_rows) / (step_divisor x scale x R~^2)."""
+        return self._step_rows / (self._step_divisor * scale * self.row_bound**2)
+
+    def _noise_step_scale(self, loss, n_rounds=None):
         """:func:`noise_step_scale` for the Huber loss (its derivation is about
-        clipped residuals); 1 for the classifier's losses."""
-        if not hasattr(loss, "threshold") or self.horizon is None:
+        clipped residuals); 1 for the classifier's losses. With a horizon: at
+        the planned rounds (``n_rounds`` is not read). Open-ended: at
+        :func:`open_rule_rounds` of ``n_rounds`` (default: the rounds done,
+        at least 1), the notes' "Open horizon"."""
+        if not hasattr(loss, "threshold"):
             return 1.0
-        noise_ratio = (self._tree.noise_std_at([self.horizon])[0]
+        if self.horizon is not None:
+            rounds = self.horizon
+        else:
+            rounds = open_rule_rounds(max(1, self.n_rounds) if n_rounds is None else n_rounds)
+        noise_ratio = (self._tree.noise_std_at([rounds])[0]
                        / (2.0 * self.lipschitz))
         return noise_step_scale(self.n_features, noise_ratio,
-                                self.horizon * self.batch_size, self.horizon,
+                                rounds * self.batch_size, rounds,
                                 base_divisor=STEP_DIVISOR)
 
     @property
@@ -346,6 +362,9 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         tree.add(leaf.ravel(), 1)
         # ---- from here on: post-processing of the released prefix sums
         released = tree.release().reshape(theta.shape)
+        t = self.n_rounds + 1  # this round's number (public)
+        if self._open_rule and refresh_open_step(t):  # the notes' "Open horizon"
+            self.learning_rate = self._step(self._noise_step_scale(self.loss, t))
         g = np.subtract(released, self._last_release)
         g /= self.batch_size
         self._last_release = released

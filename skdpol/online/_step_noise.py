@@ -121,3 +121,51 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
     # past it (the noise swamps what the rows can teach) the step keeps shrinking
     cap = max(NOISE_CAP * noise_ratio / base_divisor, math.sqrt(ratio / NOISE_RATIO_FREE))
     return max(1.0, min(cut, cap))
+
+
+# an open stream re-reads the rule at every round up to OPEN_REFRESH_ROUNDS,
+# then OPEN_REFRESH_ROUNDS / 2 times per doubling of its rounds (refresh_open_step)
+OPEN_REFRESH_ROUNDS = 128
+
+
+def open_rule_rounds(n_rounds):
+    """The horizon, in rounds, at which an open stream (``horizon=None``) reads
+    :func:`noise_step_scale` after ``n_rounds`` rounds: max(n_rounds,
+    NOISE_MIN_ROUNDS).
+
+    Why. With a known horizon T the Huber stream's step is cut by the rule
+    at the planned ratio r = d nu_T^2 / (T b) (nu_T the noise of the last
+    release in units of 2 L). An open stream has no T, but at round t it
+    knows the same public quantities for the stream so far: its rounds t,
+    its rows t b and the open mechanism's noise at t
+    (:meth:`~skdpol.mechanisms.OpenBLTPrefixSum.noise_std_at`, a function of
+    the epochs' design and t only). Round t takes the step the rule gives a
+    stream planned to end there, r_t = d nu_t^2 / (t b): a time-varying step
+    that starts small (few rows, r_t large) and grows as the rows pile up
+    (r_t ~ 1 / t). Before NOISE_MIN_ROUNDS rounds it takes the rule of a
+    NOISE_MIN_ROUNDS-round stream (nu and rows at round 40): a planned
+    stream that short is left alone (the heavy ball's transient), but an
+    open stream cannot know it will stop there, and switching from the full
+    step to the cut at round 40 was worse than either on King County
+    (docs/benchmarks/open_horizon.md); the floor keeps the step from
+    starting near zero (at round 1, r_1 is 40x r_40) on short streams.
+
+    >>> open_rule_rounds(1), open_rule_rounds(39), open_rule_rounds(173)
+    (40, 40, 173)
+    """
+    return max(int(n_rounds), NOISE_MIN_ROUNDS)
+
+
+def refresh_open_step(t):
+    """Whether round ``t`` (1, 2, ...) of an open stream re-reads its step:
+    every round up to OPEN_REFRESH_ROUNDS, then every 2^(k - 6) rounds
+    between 2^k and 2^(k + 1) (64 refreshes per doubling; r_t ~ 1 / t moves
+    by under 1.6 % between two, the scale by no more). Reading the noise of
+    a new round costs ~0.1 ms (the BLT's closed form), about a round of 100
+    rows at d = 90: the schedule keeps that under a few percent of a long
+    stream. A function of t only (public).
+
+    >>> [t for t in range(120, 140) if refresh_open_step(t)]
+    [120, 121, 122, 123, 124, 125, 126, 127, 128, 130, 132, 134, 136, 138]
+    """
+    return t < OPEN_REFRESH_ROUNDS or t % (1 << (t.bit_length() - 7)) == 0
