@@ -62,6 +62,36 @@ release's noise in units of the leaf sensitivity, n the planned rows), like
 than 40 rounds, 67 for King County at epsilon 1 (r = 0.17), 108 for wine
 (r = 0.38). A function of public quantities only, so still post-processing.
 
+**Open horizon** (``horizon=None``). There is no planned n, so round t takes
+the rule of a stream planned to end at T = max(t, 40) rounds
+(:func:`open_rule_rounds`): r_t = d nu_T^2 / (T b), nu_T the open
+mechanism's noise std at T over 2 L (``noise_std_at``: a function of the
+mechanism's design, epsilon, delta and T, never of the rows), T b the rows
+of T rounds. lr_t = min(b, step_rows) / (50 noise_step_scale(r_t) R~^2) is
+re-read every round below 64 and 16 times per doubling after
+(:func:`refresh_open_step`). The step starts small (few rows: r_t large)
+and grows as rows pile up (r_t ~ 1 / t), reaching at round n / b the
+known horizon's rule at the open mechanism's noise. Privacy: lr_t is a
+function of t, b, d, R~, L and the mechanism's public noise schedule, fixed
+before any row is read (the same function in both neighbouring streams), so
+theta_t = theta_{t-1} - lr_t m_t is still post-processing of the releases
+G_1..G_t; the gradients of round t are still taken at a theta_{t-1} that
+depends on G_1..G_{t-1} and public numbers only, which is all the
+sensitivity argument above uses. The momentum m_t is a sum of released
+increments and does not contain lr, so a varying lr_t scales only the
+step it is applied to. Without noise (nu = 0) the scale is 1 and the step
+is b / (50 R~^2) as before. Measured (``docs/benchmarks/open_horizon.md``,
+one pass without a horizon, medians of 20 seeds of ``bench_stream.py``'s
+splits; the known horizon in brackets): epsilon 1, King County 0.719 ->
+0.745 (0.755), wine 0.070 -> 0.118 (0.180); epsilon 0.5, 0.408 -> 0.698
+(0.738) and -0.600 -> 0.069 (0.108); epsilon = inf unchanged. What is left
+is the open BLT's noise (1.36x the planned BLT's at King County's 172
+rounds, 1.5x at wine's) and wine's rounds (100 rows open, 50 with a
+horizon under 10,000 rows). Short open streams (10-20 rounds of d = 4-8
+at epsilon 1) can lose to the full step: the floor of 40 rounds is the
+rule's own; 80 helps them and costs streams of 40-100 rounds (the page's
+floor sweep).
+
 **Its cap (``step_rows``).** A round is one heavy-ball step on its mean
 loss, whose curvature is at most lambda <= R~^2 (the mean of v~ v~^T over
 rows of norm <= R~; Huber's and the logistic loss's are smaller). On a
