@@ -89,7 +89,7 @@ is the open BLT's noise (1.36x the planned BLT's at King County's 172
 rounds, 1.5x at wine's) and wine's rounds (100 rows open, 50 with a
 horizon under 10,000 rows). Short open streams (10-20 rounds of d = 4-8
 at epsilon 1) can lose to the full step: the floor of 40 rounds is the
-rule's own; 80 helps them and costs streams of 40-100 rounds (the page's
+rule's own; 80 helps them and costs some streams of 20-100 rounds (the page's
 floor sweep).
 
 **Its cap (``step_rows``).** A round is one heavy-ball step on its mean
