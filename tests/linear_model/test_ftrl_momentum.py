@@ -228,3 +228,12 @@ def test_switching_the_algorithm_mid_stream_is_refused():
 def test_audit(case, audit_runs, weakened_noise):
     check_audit(case, audit_runs, weakened_noise, stream_algorithm="auto",
                 fit_algorithm="ftrl-momentum")
+
+
+@pytest.mark.parametrize("case", [
+    "one release", pytest.param("continual release", marks=pytest.mark.slow)])
+def test_audit_without_a_horizon(case, audit_runs, weakened_noise):
+    # horizon=None: the open BLT's epochs and the open step rule (a step that
+    # varies with the rounds so far, public): the same claim, the same verdicts
+    check_audit(case, audit_runs, weakened_noise, stream_algorithm="auto",
+                fit_algorithm="ftrl-momentum", open_horizon=True)
