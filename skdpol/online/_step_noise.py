@@ -95,7 +95,9 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       1 and 2.
 
     At r = 0 (any epsilon = inf stream), for an open horizon or under
-    NOISE_MIN_ROUNDS rounds the scale is 1 and the stream is unchanged;
+    NOISE_MIN_ROUNDS rounds the scale is 1 and the stream is unchanged (an
+    open stream reads this function at its rounds so far instead, from 40
+    on: :func:`open_rule_rounds`);
     where the cap binds (d = 1,000 at epsilon 1, r = 1.8) it is unchanged too.
 
     Privacy: the scale is a function of d, n, the rounds, epsilon, delta and
@@ -121,3 +123,55 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
     # past it (the noise swamps what the rows can teach) the step keeps shrinking
     cap = max(NOISE_CAP * noise_ratio / base_divisor, math.sqrt(ratio / NOISE_RATIO_FREE))
     return max(1.0, min(cut, cap))
+
+
+# an open stream re-reads the rule at every round below OPEN_REFRESH_ROUNDS,
+# then OPEN_REFRESH_ROUNDS / 4 times per doubling of its rounds (refresh_open_step)
+OPEN_REFRESH_ROUNDS = 64
+
+
+def open_rule_rounds(n_rounds):
+    """The horizon, in rounds, at which an open stream (``horizon=None``) reads
+    :func:`noise_step_scale` after ``n_rounds`` rounds: max(n_rounds,
+    NOISE_MIN_ROUNDS).
+
+    Why. With a known horizon T the Huber stream's step is cut by the rule
+    at the planned ratio r = d nu_T^2 / (T b) (nu_T the noise of the last
+    release in units of 2 L). An open stream has no T, but at round t it
+    knows the same public quantities for the stream so far: its rounds t,
+    its rows t b and the open mechanism's noise at t
+    (:meth:`~skdpol.mechanisms.OpenBLTPrefixSum.noise_std_at`, a function of
+    the epochs' design and t only). Round t takes the step the rule gives a
+    stream planned to end there, r_t = d nu_t^2 / (t b): a time-varying step
+    that starts small (few rows, r_t large) and grows as the rows pile up
+    (r_t ~ 1 / t). Before NOISE_MIN_ROUNDS rounds it takes the rule of a
+    NOISE_MIN_ROUNDS-round stream (nu and rows at round 40): a planned
+    stream that short is left alone (the heavy ball's transient), but an
+    open stream cannot know it will stop there, and switching from the full
+    step to the cut at round 40 was worse than either on King County
+    (docs/benchmarks/open_horizon.md); the floor keeps the step from
+    starting near zero (at round 1, r_1 is 40x r_40) on short streams.
+
+    >>> open_rule_rounds(1), open_rule_rounds(39), open_rule_rounds(173)
+    (40, 40, 173)
+    """
+    return max(int(n_rounds), NOISE_MIN_ROUNDS)
+
+
+def refresh_open_step(t):
+    """Whether round ``t`` (1, 2, ...) of an open stream re-reads its step:
+    every round below OPEN_REFRESH_ROUNDS = 64, then every 2^(k - 4) rounds
+    between 2^k and 2^(k + 1) (16 refreshes per doubling: t grows by at
+    most 1 / 16 between two, so r_t ~ 1 / t and the scale move by no more
+    than ~6 %). Reading the noise of a new round costs ~0.1 ms (the BLT's
+    closed form), about half a round of 100 rows at d = 90: read at every
+    round it took ~10-20 % of the 200,000-row generated stream (2,000
+    rounds); the schedule reads it 143 times there (the first 40 are one
+    value, cached: the rule of 40 rounds). A function of t only (public).
+
+    >>> [t for t in range(60, 100) if refresh_open_step(t)]
+    [60, 61, 62, 63, 64, 68, 72, 76, 80, 84, 88, 92, 96]
+    >>> sum(refresh_open_step(t) for t in range(1, 2_001))
+    143
+    """
+    return t < OPEN_REFRESH_ROUNDS or t % (1 << (t.bit_length() - 5)) == 0

@@ -68,11 +68,13 @@ def test_auto_rounds_and_their_step(params, rows, step_rows):
     algo = est._stream.algorithm
     assert est.batch_size_ == rows and algo.batch_size == rows
     # the round's step times the noise rule's public scale (noise_step_scale:
-    # sqrt(1 + (r / 0.2)^2), r = d nu^2 / n; 1 for an open horizon)
+    # sqrt(1 + (r / 0.2)^2), r = d nu^2 / n; for an open horizon at the rounds
+    # so far, at least 40: open_rule_rounds)
     scale = algo._noise_step_scale(algo.loss)
     assert algo.learning_rate == pytest.approx(step_rows / (50 * 1.25 * scale))
-    if params.get("horizon") is None:
-        assert scale == 1.0
+    if params.get("horizon") is None:  # 10 rounds: the rule of 40 rounds of 100 rows
+        assert algo.n_rounds == 10
+        assert scale == algo._noise_step_scale(algo.loss, 40) > 1.0
     elif params["horizon"] >= 100_000:  # d = 5 over 100,000+ rows: r ~ 0.01
         assert 1.0 < scale < 1.01
 
@@ -119,6 +121,19 @@ def test_one_pass_at_epsilon_inf_matches_one_pass_of_sgd():
     ours, theirs = r2_score(yte, est.predict(Xte)), r2_score(yte, sgd.predict(Xte))
     assert theirs > 0.9
     assert ours >= theirs - 0.01, (ours, theirs)
+
+
+def test_one_pass_without_a_horizon_learns_at_epsilon_half():
+    # the default horizon=None: the open rule (the step of a stream planned to
+    # end at the rounds so far). 20,000 rows of d = 8 at epsilon 0.5, chunks of
+    # 1,000: R^2 0.943-0.970 over seeds 0-3 (0.659-0.925 with the step
+    # b / (50 R~^2) the open stream took before)
+    X, y, data_norm, y_bound = _regression(n=25_000)
+    est = _stream(PrivateOnlineRegressor(epsilon=0.5, delta=1e-6, data_norm=data_norm,
+                                         y_bound=y_bound, random_state=0), X[:20_000], y[:20_000])
+    assert est.algorithm_ == "ftrl-momentum" and est.horizon is None
+    assert est._stream.algorithm.learning_rate < 100 / (50 * 1.25)  # the rule is on
+    assert est.score(X[20_000:], y[20_000:]) >= 0.93
 
 
 def test_one_pass_at_epsilon_one_is_close_to_the_noiseless_pass():
@@ -213,3 +228,12 @@ def test_switching_the_algorithm_mid_stream_is_refused():
 def test_audit(case, audit_runs, weakened_noise):
     check_audit(case, audit_runs, weakened_noise, stream_algorithm="auto",
                 fit_algorithm="ftrl-momentum")
+
+
+@pytest.mark.parametrize("case", [
+    "one release", pytest.param("continual release", marks=pytest.mark.slow)])
+def test_audit_without_a_horizon(case, audit_runs, weakened_noise):
+    # horizon=None: the open BLT's epochs and the open step rule (a step that
+    # varies with the rounds so far, public): the same claim, the same verdicts
+    check_audit(case, audit_runs, weakened_noise, stream_algorithm="auto",
+                fit_algorithm="ftrl-momentum", open_horizon=True)

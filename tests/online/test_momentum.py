@@ -1,5 +1,6 @@
 """DP-FTRL with heavy-ball momentum (skdpol.online._momentum, algorithm="ftrl-momentum")."""
 
+import copy
 import math
 
 import numpy as np
@@ -25,7 +26,12 @@ from skdpol.online._momentum import (
     momentum_round,
     momentum_step_rows,
 )
-from skdpol.online._step_noise import noise_step_scale
+from skdpol.online._step_noise import (
+    NOISE_MIN_ROUNDS,
+    noise_step_scale,
+    open_rule_rounds,
+    refresh_open_step,
+)
 
 from _calibration import assert_zcdp_pinned  # tests/online/_calibration.py
 
@@ -214,6 +220,86 @@ def test_the_noise_rule_reads_no_row():
     rng = np.random.default_rng(3)
     a.learn(_unit_rows(rng, 100, 4), rng.uniform(-1, 1, 100))
     assert a.learning_rate == lr == b.learning_rate
+
+
+# ----------------------------------------------------------------- open horizon
+def test_open_rule_rounds_are_the_rounds_so_far_from_40_on():
+    assert [open_rule_rounds(t) for t in (1, 2, 39, 40, 41, 173, 10**6)] == [
+        40, 40, 40, 40, 41, 173, 10**6]
+    assert NOISE_MIN_ROUNDS == 40
+
+
+def test_the_open_step_is_reread_every_round_then_16_times_a_doubling():
+    assert all(refresh_open_step(t) for t in range(1, 64))
+    for k in range(6, 20):
+        hits = [t for t in range(2**k, 2**(k + 1)) if refresh_open_step(t)]
+        assert len(hits) == 16 and hits[0] == 2**k
+        assert set(np.diff(hits)) == {2 ** (k - 4)}
+
+
+def _open_scale(algo, t):
+    """The rule an open stream reads at round t, from its public terms."""
+    T = max(t, 40)
+    nu = algo._tree.noise_std_at([T])[0] / (2 * algo.lipschitz)
+    return noise_step_scale(algo.n_features, nu, T * algo.batch_size, T)
+
+
+@pytest.mark.parametrize("mechanism", ["blt", "tree"])
+def test_an_open_stream_steps_by_the_rule_at_its_rounds_so_far(mechanism):
+    # rounds of 100 rows: the cap (15 nu / 50) does not bind, so the step
+    # follows sqrt(1 + (r_t / 0.2)^2) and grows with the rows (the BLT)
+    algo = _stream(horizon=None, mechanism=mechanism, batch_size=100)
+    r2 = 1.25  # R~^2
+    assert algo._open_rule
+    # before any row: the rule of a 40-round stream
+    assert algo.learning_rate == pytest.approx(100 / (50 * r2 * _open_scale(algo, 1)))
+    assert algo.learning_rate < 100 / (50 * r2)
+    rng = np.random.default_rng(0)
+    steps = []
+    for t in range(1, 301):
+        algo.learn(_unit_rows(rng, 100, 4), rng.uniform(-1, 1, 100))
+        steps.append(algo.learning_rate)
+        last = max(s for s in range(1, t + 1) if refresh_open_step(s))
+        assert algo.learning_rate == pytest.approx(100 / (50 * r2 * _open_scale(algo, last)),
+                                                   rel=1e-12)
+    if mechanism == "blt":  # r_t ~ 1 / t: the step grows once past 40 rounds
+        assert steps[39] == pytest.approx(steps[0])
+        assert steps[299] > steps[99] > steps[39]
+
+
+def test_an_open_stream_without_noise_keeps_its_step():
+    algo = _stream(horizon=None, epsilon=math.inf)
+    assert not algo._open_rule
+    rng = np.random.default_rng(0)
+    algo.learn(_unit_rows(rng, 500, 4), rng.uniform(-1, 1, 500))
+    assert algo.learning_rate == 10 / (50.0 * 1.0 * algo.row_bound**2)  # exactly as before
+
+
+def test_the_open_rule_leaves_a_known_horizon_and_the_classifier_alone():
+    # a known horizon: one step, the planned rule, whatever the rounds done
+    algo = _stream(horizon=60)
+    lr = algo.learning_rate
+    assert lr == 10 / (50.0 * algo._noise_step_scale(algo.loss) * algo.row_bound**2)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        algo.learn(_unit_rows(rng, 100, 4), rng.uniform(-1, 1, 100))
+        assert algo.learning_rate == lr
+    # the logistic loss has no rule, open or not
+    clf = _stream(LogisticLoss(), horizon=None)
+    assert not clf._open_rule and clf.learning_rate == 10 / (50.0 * clf.row_bound**2)
+
+
+def test_the_open_step_reads_no_row_and_survives_a_checkpoint():
+    # the step at round t is the same for any rows and any noise draw
+    a, b = _stream(horizon=None, seed=0), _stream(horizon=None, seed=1)
+    rng = np.random.default_rng(3)
+    a.learn(_unit_rows(rng, 500, 4), rng.uniform(-1, 1, 500))
+    b.learn(np.zeros((500, 5)), np.zeros(500))
+    assert a.learning_rate == b.learning_rate
+    saved = copy.copy(a)
+    a.learn(_unit_rows(rng, 2_000, 4), rng.uniform(-1, 1, 2_000))
+    assert a.learning_rate != saved.learning_rate
+    assert saved.learning_rate == b.learning_rate and saved.n_rounds == 50
 
 
 # ----------------------------------------------------------------- calibration
