@@ -272,11 +272,15 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         min(batch_size, step_rows) / (step_divisor R~^2); None: no cap (lr =
         batch_size / (step_divisor R~^2)). ``batch_size="auto"`` passes
         :func:`momentum_step_rows` (the module notes: "Public step").
+    step_row_bound : float or None, default=None
+        The R~ of the step (None: the rows' own bound R~); the centred stream
+        (:mod:`._centred`) keeps the step of today's rows.
     """
 
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=None,
-                 constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None):
+                 constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None,
+                 step_row_bound=None):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -305,8 +309,9 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         # the step: min(b, step_rows) rows' worth (the notes' "Its cap"), its
         # divisor raised on noisy wide streams (:func:`noise_step_scale`)
         step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))
+        step_row_bound = self.row_bound if step_row_bound is None else float(step_row_bound)
         self.learning_rate = step_rows / (
-            step_divisor * self._noise_step_scale(loss) * self.row_bound**2)
+            step_divisor * self._noise_step_scale(loss) * step_row_bound**2)
         self._theta = np.zeros(shape)
         self._velocity = np.zeros(shape)
         self._average = np.zeros(shape)
