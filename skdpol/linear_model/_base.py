@@ -335,14 +335,10 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         self.n_samples_seen_ = seen
         self.n_samples_learned_ = rows_used
         self.n_samples_waiting_ = seen - rows_used
-        held = getattr(stream.algorithm, "centre_rows", 0)
-        if rows_used == 0 and seen < held and not stream.finished:
-            warnings.warn(
-                f"the stream holds its first {held} rows for its private centring "
-                f"(skdpol.online._centred): the published model has learned from none "
-                f"of the {seen} rows seen yet.", UserWarning, stacklevel=user_stacklevel(),
-            )
-        elif rows_used == 0 and stream.n_calls >= stream.release_every:
+        # the regressor's centred stream holds its first rows by design
+        # (skdpol.online._centred; n_samples_waiting_ counts them): no warning
+        held = seen < getattr(stream.algorithm, "centre_rows", 0)
+        if rows_used == 0 and stream.n_calls >= stream.release_every and not held:
             warnings.warn(
                 f"no round of batch_size={stream.batch_size} rows is complete yet: the "
                 f"published model has learned from none of the {seen} rows seen, which "

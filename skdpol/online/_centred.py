@@ -168,11 +168,65 @@ def mean_sensitivity(n_rows):
     return 2.0 * math.sqrt(2.0) * (1.0 + 2.0**-40) * (1.0 + n_rows * gamma)
 
 
-def _dense(X):
-    """A round's or the held rows' array (lazy rows and CSR made dense)."""
+def _parts(X):
+    """(raw rows x (n, d), factors f (n,), constant column k (n,)) of unit rows
+    [f x, k]: uncopied for lazy rows (:class:`~skdpol.linear_model._rows.UnitRows`)
+    and arrays (f = 1), a round's CSR rows made dense. k is 0 on the public
+    zero rows that pad ``fit``'s and a final round, 1 on every real row."""
     if issparse(X):
-        return X.toarray()
-    return np.asarray(X, dtype=np.float64)
+        X = X.toarray()
+    if hasattr(X, "factor"):  # UnitRows: the caller's rows, not copied
+        return X.X, X.factor, np.full(X.X.shape[0], float(X.const))
+    A = np.asarray(X, dtype=np.float64)
+    return A[:, :-1], np.ones(A.shape[0]), A[:, -1]
+
+
+def _centred_sq_norms(raw, f, mean):
+    """||f_i x_i - mean||^2 row by row, expanded (no copy of the rows):
+    f^2 ||x||^2 - 2 f x.mean + ||mean||^2."""
+    sq = np.einsum("ij,ij->i", raw, raw)
+    xm = raw @ mean
+    return f * f * sq - 2.0 * f * xm + float(mean @ mean)
+
+
+class CentredRows:
+    """The centred rows w_i = c_i (f_i x_i - m), with the constant column k_i
+    appended, uncopied: ``matvec`` / ``rmatvec`` as
+    :class:`~skdpol.linear_model._rows.UnitRows` (the products the rounds
+    take), w . theta = c f (x . theta_w) - c (m . theta_w) + k theta_c and
+    r @ W = [(r c f) @ X - m sum(r c), sum(r k)]."""
+
+    __slots__ = ("X", "scale", "clip", "mean", "const")
+
+    def __init__(self, X, scale, clip, mean, const):
+        self.X, self.scale, self.clip, self.mean, self.const = X, scale, clip, mean, const
+
+    @property
+    def shape(self):
+        return (self.X.shape[0], self.X.shape[1] + 1)
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.empty(self.shape)
+        np.multiply(self.X, self.scale[:, None], out=out[:, :-1])
+        out[:, :-1] -= self.clip[:, None] * self.mean
+        out[:, -1] = self.const
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def matvec(self, w):
+        d = self.X.shape[1]
+        s = np.dot(self.X, w[:d])
+        s *= self.scale
+        s -= self.clip * float(self.mean @ w[:d])
+        s += self.const * w[d]
+        return s
+
+    def rmatvec(self, r):
+        d = self.X.shape[1]
+        g = np.empty(d + 1)
+        np.dot(r * self.scale, self.X, out=g[:d])
+        g[:d] -= self.mean * float(np.add.reduce(r * self.clip))
+        g[d] = float(np.add.reduce(r * self.const))
+        return g
 
 
 class _ScaledPrefixSum:
@@ -239,17 +293,17 @@ class CentredMomentumFTRL(MomentumFTRL):
 
     # ----------------------------------------------------------- the centring
     def _release_centring(self, X, y):
-        """Steps 2-3 of the module notes on the held rows ``X`` (unit rows [v,
+        """Steps 2-3 of the module notes on the held rows ``X`` (unit rows [f x,
         1]; zero rows, the public padding of ``fit`` or a final round, left
         out) and their labels ``y``; then the start of step 4."""
-        A = _dense(X)
-        real = A[:, -1] != 0.0
-        V, u = A[real, :-1], np.asarray(y, dtype=np.float64)[real]
-        n = V.shape[0]
+        raw, f, const = _parts(X)
+        real = const != 0.0
+        n = int(real.sum())
         if n == 0:  # nothing held but public zero rows: nothing to centre on
-            self._centred(np.zeros(A.shape[1] - 1), 0.0, MAX_BOUND)
+            self._centred(np.zeros(raw.shape[1]), 0.0, MAX_BOUND)
             return
-        sums = np.append(V.sum(axis=0), u.sum())
+        weights = np.where(real, f, 0.0)
+        sums = np.append(weights @ raw, np.asarray(y, dtype=np.float64)[real].sum())
         noise = NoiseSpec("gaussian", self._sampler,
                           self._multiplier * math.sqrt(STREAM_SHARE / MEAN_SHARE))
         released = noise.perturb(sums, mean_sensitivity(n), self._centre_rng)
@@ -258,8 +312,9 @@ class CentredMomentumFTRL(MomentumFTRL):
         if norm > 1.0:  # projected onto the unit ball (post-processing)
             mean = mean / norm
         mean_u = float(np.clip(released[-1] / n, -1.0, 1.0))
-        norms = np.sort(np.clip(np.linalg.norm(V - mean, axis=1),
-                                BOUND_EDGES[0], BOUND_EDGES[-1]))
+        # each row's centred norm is a function of its row and the public mean
+        norms = np.sqrt(np.maximum(_centred_sq_norms(raw[real], f[real], mean), 0.0))
+        norms = np.sort(np.clip(norms, BOUND_EDGES[0], BOUND_EDGES[-1]))
         distances = quantile_distances(norms, BOUND_EDGES, target_rank(0.5, n))
         cell = exponential_mechanism(distances, bound_epsilon(self._multiplier),
                                      self._centre_rng)
@@ -287,14 +342,15 @@ class CentredMomentumFTRL(MomentumFTRL):
         if self.mean is None:
             self.check_room(X.shape[0])
             waiting = self._pending_X.shape[0]
-            rows = stack_rows([self._pending_X, X])
-            labels = np.concatenate([self._pending_y, y])
-            self._pending_X, self._pending_y = rows[:0], labels[:0]
             if waiting + X.shape[0] < self.centre_rows:  # held (step 1)
-                self._pending_X, self._pending_y = rows, labels
+                self._pending_X = stack_rows([self._pending_X, X])
+                self._pending_y = np.concatenate([self._pending_y, y])
                 return
-            self._release_centring(rows[:self.centre_rows], labels[:self.centre_rows])
-            X, y = rows, labels
+            if waiting:  # the held rows go first (copied once, as any waiting rows)
+                X = stack_rows([self._pending_X, X])
+                y = np.concatenate([self._pending_y, y])
+                self._pending_X, self._pending_y = self._pending_X[:0], self._pending_y[:0]
+            self._release_centring(X[:self.centre_rows], y[:self.centre_rows])
         yield from super().run(X, y)
 
     def flush(self):
@@ -308,17 +364,17 @@ class CentredMomentumFTRL(MomentumFTRL):
         return super().flush()
 
     def _round(self, X, y):
-        A = _dense(X)
-        W = A[:, :-1] - self.mean
-        norms = np.sqrt(np.einsum("ij,ij->i", W, W))
-        limit = self.bound * _SHRINK
-        over = norms > limit
-        if over.any():
-            W[over] *= (limit / norms[over])[:, None]
-        padding = A[:, -1] == 0.0  # zero rows (public) stay zero rows
-        if padding.any():
-            W[padding] = 0.0
-        super()._round(np.hstack([W, A[:, -1:]]), y)
+        raw, f, const = _parts(X)
+        # c = min(1, B' / ||f x - m||~), B' = B (1 - 2^-30): the expanded square
+        # errs by <= 4 gamma_(d+3) (its three terms have magnitude <= 1, 2 and
+        # 1; Higham §3.1), added to it, so the true norm of the row used is
+        # <= B' whatever the rounding (the module notes: ||w|| <= B)
+        d = raw.shape[1]
+        slack = 4.0 * (d + 3) * 2.0**-53 / (1.0 - (d + 3) * 2.0**-53)
+        q = np.maximum(_centred_sq_norms(raw, f, self.mean), 0.0) + slack
+        clip = np.minimum(1.0, (self.bound * _SHRINK) / np.sqrt(q))
+        clip[const == 0.0] = 0.0  # zero rows (public) stay zero rows
+        super()._round(CentredRows(raw, clip * f, clip, self.mean, const), y)
 
     # ----------------------------------------------------------- releases
     @property
