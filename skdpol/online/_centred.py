@@ -313,7 +313,8 @@ class CentredMomentumFTRL(MomentumFTRL):
             mean = mean / norm
         mean_u = float(np.clip(released[-1] / n, -1.0, 1.0))
         # each row's centred norm is a function of its row and the public mean
-        norms = np.sqrt(np.maximum(_centred_sq_norms(raw[real], f[real], mean), 0.0))
+        sq = _centred_sq_norms(raw, f, mean)  # every held row, uncopied
+        norms = np.sqrt(np.maximum(sq if real.all() else sq[real], 0.0))
         norms = np.sort(np.clip(norms, BOUND_EDGES[0], BOUND_EDGES[-1]))
         distances = quantile_distances(norms, BOUND_EDGES, target_rank(0.5, n))
         cell = exponential_mechanism(distances, bound_epsilon(self._multiplier),

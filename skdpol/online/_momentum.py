@@ -112,6 +112,13 @@ level with 0.7. A public constant: post-processing.
 
 State: theta, the momentum, the average, the last release (4 x k x d) and
 the mechanism's buffers: O(buffers x k x d); no d x d matrix.
+
+**The regressor's centred rows.** With an intercept, Gaussian noise and a
+finite epsilon the regressor runs this stream on rows centred on a private
+mean of its first rows and clipped at a private bound
+(:class:`~skdpol.online._centred.CentredMomentumFTRL`, a subclass; its
+module notes derive the sensitivities and the joint calibration); the
+step stays that of the rows [u, 0.5] (``step_row_bound``).
 """
 
 import math
