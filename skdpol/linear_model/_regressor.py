@@ -150,8 +150,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         For ``"noisy-gd"``, ``"ftrl-momentum"`` and ``"ftrl"``: the Huber
         threshold, as a fraction of ``y_bound`` (unit space). Each row's gradient has norm at
         most ``residual_bound * sqrt(2)`` (``residual_bound * sqrt(1.25)``
-        for ``"ftrl-momentum"``, whose constant column is 0.5), whatever its
-        label.
+        for ``"ftrl-momentum"``, whose constant column is 0.5, and
+        ``residual_bound * hypot(B, 0.25)`` once it centres its rows, B <= 1
+        their private bound), whatever its label.
     feedback : {{"full", "bandit"}}, default="full"
         Only for ``algorithm="mi-ogd"``: gradient, or one loss value per row.
     {batch_size}
