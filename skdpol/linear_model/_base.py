@@ -337,7 +337,8 @@ class PrivateLinearMixin(AlgorithmBuilderMixin, StreamMixin):
         self.n_samples_waiting_ = seen - rows_used
         # the regressor's centred stream holds its first rows by design
         # (skdpol.online._centred; n_samples_waiting_ counts them): no warning
-        held = seen < getattr(stream.algorithm, "centre_rows", 0)
+        # once a round's rows are in (before that, the round is what waits)
+        held = stream.batch_size <= seen < getattr(stream.algorithm, "centre_rows", 0)
         if rows_used == 0 and stream.n_calls >= stream.release_every and not held:
             warnings.warn(
                 f"no round of batch_size={stream.batch_size} rows is complete yet: the "
