@@ -211,6 +211,10 @@ class AlgorithmBuilderMixin:
                       epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
                       calibration=self.noise_calibration, feedback=self.feedback,
                       intercept=units.intercept)
+        if ALGORITHMS[algorithm].family == "momentum" and self._kind == "regressor":
+            # the regressor's stream centres its rows privately where the
+            # public rule allows (skdpol.online._centred)
+            params["centre"] = True
         if self._wide(stream):  # a wide classifier's "ftrl-momentum" step (registry);
             # its rounds grow with d and keep their own step (no step_rows cap)
             params["step_divisor"] = WIDE_STEP_DIVISOR

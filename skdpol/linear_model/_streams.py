@@ -238,12 +238,16 @@ class StreamState:
         complete, rest = divmod(waiting + int(n_rows), self.batch_size)
         rounds = algorithm.n_rounds + complete
         final = False  # then the final round (finish), released after the call's rounds
-        if finish or (self.horizon is not None and self.n_seen + n_rows == self.horizon):
+        finishing = finish or (self.horizon is not None and self.n_seen + n_rows == self.horizon)
+        if finishing:
             final = rest > 0 and hasattr(algorithm, "flush")
         elif (self.n_calls + 1) % self.release_every:
             # no release: the last one's cost, nothing new (on a stream's first
             # call, the initial model's, :meth:`_before_learn`)
             return (algorithm.event() if self._last is None else self._last[1])
+        waits = getattr(algorithm, "waits", None)  # the centred stream holds its first rows
+        if not finishing and waits is not None and waits(waiting + int(n_rows)):
+            rounds = algorithm.n_rounds
         event_after = getattr(algorithm, "event_after", None)  # POCP: per release
         if event_after is not None:
             return event_after(rounds, trace, final=True) if final else event_after(rounds, trace)

@@ -3,6 +3,7 @@
 from ..losses import HuberLoss
 from ..mechanisms import NoiseSpec
 from ..mechanisms import prefix_sum_event
+from ._centred import CentredMomentumFTRL, centre_rows, centred_event, centres
 from ._ftal import INITIAL_CURVATURE, PrivateFTAL
 from ._gradient import ImplicitGD, ProjectedGD
 from ._lsq import PrivateLeastSquaresClassifier
@@ -57,10 +58,30 @@ def _least_squares(*, loss, n_features, alpha, batch_size, horizon, epsilon, del
         mechanism=mechanism)
 
 
+def _centred_momentum(common, epsilon, delta, noise, rng, mechanism, step_rows):
+    """The regressor's "ftrl-momentum" on privately centred rows
+    (:mod:`._centred`): one multiplier for the centring's two releases and
+    the stream's prefix sums together, so the three cost (epsilon, delta);
+    None where :func:`~skdpol.online._centred.centre_rows` says the hold
+    would be too long (public quantities)."""
+    horizon, batch_size = common["horizon"], common["batch_size"]
+    spec = NoiseSpec.calibrated(
+        epsilon, delta, family=noise.family, sampler=noise.sampler,
+        make_event=lambda m: centred_event(
+            prefix_sum_event(mechanism, horizon=horizon, noise=noise.with_multiplier(m)),
+            m, noise.sampler))
+    rows = centre_rows(spec.multiplier, noise.sampler, common["n_features"] - 1, batch_size,
+                       None if horizon is None else horizon * batch_size)
+    if rows is None:
+        return None
+    return CentredMomentumFTRL(**common, noise=spec, rng=rng, mechanism=mechanism,
+                               step_rows=step_rows, centre_rows=rows)
+
+
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
                 mechanism="tree", intercept=None, step_rows=None, step_divisor=None,
-                blt_buffers=None):
+                blt_buffers=None, centre=False):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
@@ -74,7 +95,9 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     ``step_divisor``: its step's divisor (None: its default; public,
     :data:`~skdpol.online._registry.WIDE_STEP_DIVISOR`); ``blt_buffers``: its
     BLT's buffers (None: the BLT's default; public,
-    :func:`~skdpol.online._registry.wide_blt_buffers`).
+    :func:`~skdpol.online._registry.wide_blt_buffers`); ``centre``: the
+    regressor's "ftrl-momentum" centres its rows privately where
+    :func:`~skdpol.online._centred.centres` allows (:mod:`._centred`).
     """
     family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
@@ -109,13 +132,18 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
                            initial=initial)
     if family == "momentum":
         del calibration, feedback  # paper refused upstream; full gradients
+        common.pop("radius")  # unconstrained: its gradients are bounded everywhere
+        if step_divisor is not None:
+            common["step_divisor"] = step_divisor
+        if centre and centres(loss, intercept, noise, epsilon, batch_size):
+            centred = _centred_momentum(common, epsilon, delta, noise, rng, mechanism,
+                                        step_rows)
+            if centred is not None:
+                return centred
         spec = NoiseSpec.calibrated(
             epsilon, delta, family=noise.family, sampler=noise.sampler,
             make_event=lambda m: prefix_sum_event(mechanism, horizon=horizon,
                                                   noise=noise.with_multiplier(m)))
-        common.pop("radius")  # unconstrained: its gradients are bounded everywhere
-        if step_divisor is not None:
-            common["step_divisor"] = step_divisor
         return MomentumFTRL(**common, noise=spec, rng=rng, intercept=intercept is not None,
                             mechanism=mechanism, step_rows=step_rows, blt_buffers=blt_buffers)
     if family == "mutual-information":
@@ -127,7 +155,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
              epsilon, delta, noise, calibration, feedback, rng, intercept=None,
              mechanism="tree", step_rows=None, step_divisor=None, one_release=None,
-             blt_buffers=None):
+             blt_buffers=None, centre=False):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd, one noisy copy of
     the sums of every row for ls (a prefix sum of one leaf), one pass of the
@@ -147,7 +175,7 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
         row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
         calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
         mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
-        one_release=one_release, blt_buffers=blt_buffers)
+        one_release=one_release, blt_buffers=blt_buffers, centre=centre)
     if one_release == "stream":
         algo.learn(X, y)
         return algo.published.copy(), algo.event(), algo
@@ -159,7 +187,7 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
 def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                            batch_size, epsilon, delta, noise, calibration, feedback, rng,
                            intercept, mechanism, step_rows, step_divisor, one_release,
-                           blt_buffers=None):
+                           blt_buffers=None, centre=False):
     """(one release, the stream or base that makes it, its common terms) for
     ``fit`` over ``n_rows`` rows: the registry's spec of ``algorithm`` and the
     one release (``one_release``, or the registry's); shared by
@@ -179,14 +207,14 @@ def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha
             algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
             calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
             mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
-            blt_buffers=blt_buffers), common
+            blt_buffers=blt_buffers, centre=centre), common
     return one_release, _base("giga" if one_release == "averaged" else "igd", common, rng), common
 
 
 def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                    batch_size, epsilon, delta, noise, calibration, feedback, rng,
                    intercept=None, mechanism="tree", step_rows=None, step_divisor=None,
-                   one_release=None, blt_buffers=None):
+                   one_release=None, blt_buffers=None, centre=False):
     """The event :func:`fit_once` states for ``n_rows`` rows (a multiple of
     ``batch_size``, as ``fit`` pads them), from public quantities only: the
     stream or base is built (``rng``: a throw-away generator; building reads
@@ -197,7 +225,7 @@ def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bo
         row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
         calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
         mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
-        one_release=one_release, blt_buffers=blt_buffers)
+        one_release=one_release, blt_buffers=blt_buffers, centre=centre)
     if one_release == "stream":
         return algo.event(n_rows // common["batch_size"])
     return offline_event(algo, n_rows, epsilon=epsilon, delta=delta, noise=noise,

@@ -142,6 +142,13 @@ level with 0.7. A public constant: post-processing.
 
 State: theta, the momentum, the average, the last release (4 x k x d) and
 the mechanism's buffers: O(buffers x k x d); no d x d matrix.
+
+**The regressor's centred rows.** With an intercept, Gaussian noise and a
+finite epsilon the regressor runs this stream on rows centred on a private
+mean of its first rows and clipped at a private bound
+(:class:`~skdpol.online._centred.CentredMomentumFTRL`, a subclass; its
+module notes derive the sensitivities and the joint calibration); the
+step stays that of the rows [u, 0.5] (``step_row_bound``).
 """
 
 import math
@@ -307,12 +314,15 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         classifier's short streams take 1
         (:func:`~skdpol.online._registry.wide_blt_buffers`). Public: it
         shapes the noise, not its cost (the BLT's event is its multiplier).
+    step_row_bound : float or None, default=None
+        The R~ of the step (None: the rows' own bound R~); the centred stream
+        (:mod:`._centred`) keeps the step of today's rows.
     """
 
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=None,
                  constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None,
-                 blt_buffers=None):
+                 blt_buffers=None, step_row_bound=None):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -342,6 +352,9 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         # divisor raised on noisy wide streams (:func:`noise_step_scale`)
         step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))
         self._step_rows, self._step_divisor = step_rows, float(step_divisor)
+        # the step's R~ (the centred stream keeps today's: _centred notes)
+        self._step_row_bound = self.row_bound if step_row_bound is None else float(
+            step_row_bound)
         # an open Huber stream re-reads the rule as its rounds go (the notes'
         # "Open horizon"); a known horizon, and the classifier's losses, keep one step
         # (not without noise: the rule's scale is 1 there, the step b / (50 R~^2))
@@ -354,8 +367,9 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         self._last_release = np.zeros(shape)
 
     def _step(self, scale):
-        """lr = min(b, step_rows) / (step_divisor x scale x R~^2)."""
-        return self._step_rows / (self._step_divisor * scale * self.row_bound**2)
+        """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
+        row bound (``step_row_bound``)."""
+        return self._step_rows / (self._step_divisor * scale * self._step_row_bound**2)
 
     def _noise_step_scale(self, loss, n_rounds=None):
         """:func:`noise_step_scale` for the Huber loss (its derivation is about

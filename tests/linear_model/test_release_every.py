@@ -75,7 +75,10 @@ def test_release_every_one_is_the_default_and_unchanged(kind):
             a.partial_fit(X[sl], y[sl], **fit_params)
             b.partial_fit(X[sl], y[sl], **fit_params)
             np.testing.assert_array_equal(a.coef_, b.coef_)
-            assert a.n_samples_learned_ == (c + 1) * CHUNK
+            # the regressor's centred stream holds its first rows (public count)
+            held = getattr(a._stream.algorithm, "centre_rows", 0)
+            seen = (c + 1) * CHUNK
+            assert a.n_samples_learned_ == (0 if seen < held else seen)
 
 
 def _tree_stream(k, n_calls=16, kind="reg", **params):

@@ -148,6 +148,7 @@ def test_transactions_restore_state_exactly_and_do_not_redraw():
 # ------------------------------------------------------------ 3. int seeds
 def _noise_key(stream):
     """The secret key a prefix-sum stream draws its noise from."""
+    stream = getattr(stream, "inner", stream)  # the centred stream's scaled mechanism
     if hasattr(stream, "_key"):  # the tree
         return np.asarray(stream._key).copy()
     gen = stream._keys if hasattr(stream, "_keys") else stream._rng  # BLT epochs / one BLT
