@@ -103,6 +103,7 @@ sampler and the float-leaf inflation of skdpol/online/_ftl_float.py.
         --seeds 20 --full --out /tmp/rs.md                    # seeds 0-19
     ... --seeds 20 --full --first-seed 100 --out /tmp/rs100.md  # fresh splits
     ... --seeds 20 --full --calibration gaussian --out /tmp/rsg.md
+    ... --seeds 20 --validate --out /tmp/rsv.md               # (d) on validation rows
 """
 
 import argparse
@@ -484,6 +485,37 @@ def run_seed(name, table, seed, cands, rec):
                      oracle=(table, Xte, yte)))
 
 
+def validate(tables, n_seeds):
+    """(d)'s constants on validation rows: each seed's training split is cut
+    80 / 20, the stream runs on the first part and is scored on the second
+    (the test rows are never read). Markdown lines: per table, every
+    configuration's validation median and its paired median gain over the
+    first-order stream alone."""
+    cfgs = {"first-order alone": lambda A, u, e, g: hybrid(A, u, e, g, f=0.0)}
+    for B in (0.5, 0.6, 0.7, 0.8, 1.0):
+        for today in (True, False):
+            cfgs[f"B={B:g} c=0.25, {'today' if today else 'new R'}'s step"] = on_centred(
+                "first-order", bound=B, constant=0.25, step_row_bound=R if today else None)
+    cfgs["B=0.7 c=0.5, today's step"] = on_centred("first-order", bound=0.7, constant=0.5,
+                                                   step_row_bound=R)
+    lines = ["| table | configuration | validation R^2 (median) | paired gain over the "
+             "first-order stream alone |", "|---|---|---|---|"]
+    for name, table in tables.items():
+        out = {key: [] for key in cfgs}
+        for seed in range(n_seeds):
+            Xtr, ytr, _, _ = split(table, seed)
+            m = int(0.8 * len(Xtr))
+            A, u = unit_rows(table, Xtr[:m]), unit_labels(table, ytr[:m])
+            for key, fn in cfgs.items():
+                theta = fn(A, u, 1.0, np.random.default_rng([seed, 1]))
+                out[key].append(r2(table, theta, Xtr[m:], ytr[m:]))
+        base = np.array(out["first-order alone"])
+        for key in sorted(out, key=lambda k: -np.median(out[k])):
+            lines.append(f"| {name} | {key} | {np.median(out[key]):.4f} | "
+                         f"{np.median(np.array(out[key]) - base):+.4f} |")
+    return lines
+
+
 def cell(v):
     return f"{np.median(v):.3f} [{min(v):.3f}, {max(v):.3f}]" if v else ""
 
@@ -543,12 +575,20 @@ def main():
                         "discrete sampler (default) or the exact Gaussian")
     p.add_argument("--tables", default="kc,wine")
     p.add_argument("--full", action="store_true", help="also the neighbours of the rows")
+    p.add_argument("--validate", action="store_true",
+                   help="only (d)'s constants on validation rows of seeds 0..seeds-1")
     p.add_argument("--out")
     args = p.parse_args()
     global CALIBRATION
     CALIBRATION = args.calibration
     names = args.tables.split(",")
     tables = load_tables(names, data_home())
+    if args.validate:
+        text = "\n".join(validate(tables, args.seeds))
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+        return
     cands = candidates(args.full)
     results = []
     t0 = time.perf_counter()
