@@ -123,7 +123,8 @@ from bench_stream import _one_pass, _private
 from proto_streams import DELTA, chunks, load_tables, split
 from skdpol.accounting import gaussian_mu_for_budget, zcdp_rho_for_budget
 from skdpol.datasets import data_home
-from skdpol.mechanisms import BLTPrefixSum, pack_symmetric, packed_dim, unpack_symmetric
+from skdpol.mechanisms import (BLTPrefixSum, exponential_mechanism, pack_symmetric, packed_dim,
+                               quantile_distances, target_rank, unpack_symmetric)
 from skdpol.online import default_scales, joint_sensitivity
 from skdpol.online._step_noise import noise_step_scale
 
@@ -331,7 +332,28 @@ def hybrid(A, u, eps, rng, *, f=0.25, k=1.0, stale=True, tau=0.125, mu=None, row
     return w
 
 
-def centred_rows(A, u, eps, rng, *, share=0.05, bound=0.5, constant=0.25):
+QUANTILE_EDGES = np.linspace(0.0, 2.0, 81)  # public grid of centred norms (<= 2)
+
+
+def private_norm_quantile(norms, q, mu, share, rng):
+    """Upper edge of the grid cell the exponential mechanism picks for the
+    q-quantile of ``norms`` (skdpol.mechanisms' exact sampler; sensitivity 1
+    in rank distance). At zCDP share f of mu^2 / 2 its epsilon is
+    sqrt(8 rho_q) = 2 sqrt(f) mu (epsilon-bounded range: rho = epsilon^2 / 8;
+    skdpol/mechanisms/_quantile.py). Only with the zcdp calibration."""
+    values = np.sort(np.clip(norms, QUANTILE_EDGES[0], QUANTILE_EDGES[-1]))
+    d = quantile_distances(values, QUANTILE_EDGES, target_rank(q, len(values)))
+    if math.isinf(mu):
+        k = int(np.argmin(d))
+    else:
+        k = exponential_mechanism(d, 2.0 * math.sqrt(share) * mu, rng)
+    return float(QUANTILE_EDGES[k + 1])
+
+
+def centred_rows(A, u, eps, rng, *, share=0.05, bound=0.5, constant=0.25, quantile=None):
+    """``quantile`` = (q, share_q, scale): the bound is ``scale`` times a
+    private q-quantile of the first chunk's centred norms (after the mean;
+    share_q of the budget, zcdp calibration only) instead of ``bound``."""
     """(d): rows centred on a private mean of the first chunk's rows and
     clipped at norm ``bound`` (public), constant column ``constant``.
 
@@ -347,20 +369,28 @@ def centred_rows(A, u, eps, rng, *, share=0.05, bound=0.5, constant=0.25):
     mu = mu_total(eps)
     V = A[:, :-1]
     m = chunks(len(V))[0][1]
+    left = 1.0 - share
     total = np.concatenate([V[:m].sum(axis=0), [u[:m].sum()]])
     if not math.isinf(mu):
         total = total + rng.normal(0.0, 2.0 * math.sqrt(2.0) / (math.sqrt(share) * mu),
                                    total.size)
     mean_v, mean_u = total[:-1] / m, float(np.clip(total[-1] / m, -1.0, 1.0))
+    if quantile is not None:
+        if CALIBRATION != "zcdp":
+            raise ValueError("a private quantile composes by zCDP only")
+        q, share_q, scale = quantile
+        bound = scale * private_norm_quantile(np.linalg.norm(V[:m] - mean_v, axis=1), q, mu,
+                                              share_q, rng)
+        left -= share_q
 
     def transform(Vany):
         W = Vany - mean_v
         W = W / np.maximum(np.linalg.norm(W, axis=1) / bound, 1.0)[:, None]
         return np.hstack([W, np.full((len(W), 1), constant)])
-    return transform, mean_v, mean_u, math.sqrt(1.0 - share) * mu, math.hypot(bound, constant)
+    return transform, mean_v, mean_u, math.sqrt(left) * mu, math.hypot(bound, constant)
 
 
-def on_centred(kind, *, share=0.05, bound=0.5, constant=0.25, init=True, **kw):
+def on_centred(kind, *, share=0.05, bound=0.5, constant=0.25, init=True, quantile=None, **kw):
     # kw: the stream's own options (hybrid's step_row_bound, centred_ss's M, k, ...)
     """(d) feeding a stream (``kind`` "first-order": ``hybrid`` with f = 0,
     started at the intercept-only model of the private label mean when
@@ -369,7 +399,7 @@ def on_centred(kind, *, share=0.05, bound=0.5, constant=0.25, init=True, **kw):
     centred, not clipped: the clipping is a training device)."""
     def run(A, u, eps, rng):
         transform, mean_v, mean_u, mu, rb = centred_rows(
-            A, u, eps, rng, share=share, bound=bound, constant=constant)
+            A, u, eps, rng, share=share, bound=bound, constant=constant, quantile=quantile)
         B = transform(A[:, :-1])
         if kind == "first-order":
             theta0 = np.zeros(B.shape[1])
@@ -433,6 +463,14 @@ def candidates(full):
             (on_centred("first-order", bound=0.5, constant=0.25, step_row_bound=R), [0.05, 0.95]),
         "(d) centred rows B=.7 c=.25 (5%), first-order, step rule of the new R":
             (on_centred("first-order", bound=0.7, constant=0.25), [0.05, 0.95]),
+        **({"(d) centred rows, B = private q99 (2%), c=.25 (5%), first-order, today's step":
+            (on_centred("first-order", constant=0.25, step_row_bound=R,
+                        quantile=(0.99, 0.02, 1.0)), [0.05, 0.02, 0.93]),
+            "(d) centred rows, B = 2 x private median (2%), c=.25 (5%), first-order, "
+            "today's step":
+            (on_centred("first-order", constant=0.25, step_row_bound=R,
+                        quantile=(0.5, 0.02, 2.0)), [0.05, 0.02, 0.93]),
+            } if CALIBRATION == "zcdp" else {}),
         "(b+d) centred rows B=.4 c=.25 and labels (5%), SS M=.25 k=.3":
             (on_centred("ss", bound=0.4, constant=0.25, M=0.25, k=0.3), [0.05, 0.95]),
         "(c) numpy ftrl-momentum alone (check)":
