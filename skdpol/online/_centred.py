@@ -79,7 +79,9 @@ bound, 93 % for the stream. The float sampler composes the same events
 
 When. :func:`centres` (public quantities only): the Huber loss (the
 regressor) with an intercept, Gaussian noise at a finite epsilon, and
-rounds of more than one row, and :func:`centre_rows` finds the hold at
+rounds of more than one row, a planned horizon under 100,000 rows (past
+it the centring costs a third of the stream's throughput and gains
+nothing: MAX_HORIZON), and :func:`centre_rows` finds the hold at
 most a quarter of the planned rows (10,000 rows for an open horizon). At
 epsilon = inf nothing is gained (no noise) and the stream is today's, bit
 for bit; pure DP (Laplace) keeps today's stream; per-row rounds
@@ -113,6 +115,18 @@ from ._momentum import MomentumFTRL
 MEAN_NOISE = 0.25
 MAX_HOLD = 0.25
 OPEN_HOLD = 10_000
+# ... and only over a planned horizon of fewer than MAX_HORIZON rows: past
+# it the rows outweigh the noise, and the centring's two extra passes over
+# each round's rows (the centred norms for the clip) cost throughput for
+# nothing. Measured (one thread, 200,000 rows of d = 90 in chunks of 10,000,
+# benchmarks/bench_speed_memory.py's stream): centred R^2 0.9888 at 0.63-0.66x
+# SGDRegressor's rows per second, uncentred 0.9887 at 0.93-0.96x; d = 1,000
+# over 100,000 rows (bench_wide.py) 0.948-0.953 against 0.937-0.942 at
+# 1.5-2.5x the time. The same threshold as the automatic rounds'
+# (momentum_round: 1,000 rounds of 100 rows): every real table of the
+# benchmarks is below it. An open horizon still centres (its length is not
+# known: the small tables are where centring pays).
+MAX_HORIZON = 100_000
 MEAN_SHARE, BOUND_SHARE = 0.05, 0.02  # zCDP shares of the budget
 STREAM_SHARE = 1.0 - MEAN_SHARE - BOUND_SHARE
 BOUND_SCALE = 2.0  # B = 2 x the private median of the centred norms ...
@@ -132,12 +146,15 @@ def centres(loss, intercept, noise, epsilon, batch_size):
 
 def centre_rows(multiplier, sampler, n_features, batch_size, horizon_rows):
     """Rows the stream holds for its centring (module notes; ``n_features``
-    without the constant column), or None where it should not centre (more
-    than MAX_HOLD of ``horizon_rows``, or OPEN_HOLD rows when that is None).
+    without the constant column), or None where it should not centre (a
+    planned horizon of MAX_HORIZON rows or more; a hold of more than MAX_HOLD
+    of ``horizon_rows``, or OPEN_HOLD rows when that is None).
     Public quantities only."""
     noise = NoiseSpec("gaussian", sampler, multiplier * math.sqrt(STREAM_SHARE / MEAN_SHARE))
     std = noise.std(2.0 * math.sqrt(2.0), n_features + 1)  # of each released sum
     rows = max(int(batch_size), math.ceil(std * math.sqrt(n_features) / MEAN_NOISE))
+    if horizon_rows is not None and horizon_rows >= MAX_HORIZON:
+        return None
     limit = OPEN_HOLD if horizon_rows is None else MAX_HOLD * horizon_rows
     return rows if rows <= limit else None
 

@@ -104,6 +104,10 @@ def test_the_rule_is_public_and_keeps_todays_stream_elsewhere():
     assert not isinstance(wide, CentredMomentumFTRL)
     assert isinstance(_stream(n_features=101, batch_size=313, horizon=64),
                       CentredMomentumFTRL)
+    # a planned 100,000 rows or more: the rows outweigh the noise, no centring
+    assert isinstance(_stream(n_features=91, batch_size=100, horizon=999), CentredMomentumFTRL)
+    assert not isinstance(_stream(n_features=91, batch_size=100, horizon=1_000),
+                          CentredMomentumFTRL)
 
 
 # ----------------------------------------------------------------- sensitivity
