@@ -19,7 +19,7 @@ from ..mechanisms import prefix_noise_ratio, resolve_mechanism
 from ..online import fit_once, fit_once_event, make_stream
 from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, SUFFICIENT_STATISTIC, algorithm_names,
                      auto_stream)
-from ..online import momentum_round, momentum_step_rows
+from ..online import ROUND_ROWS, momentum_round, momentum_step_rows
 from ..online import WIDE_STEP_DIVISOR, wide_blt_buffers, wide_mechanism, wide_round, wide_stream
 from ..utils import stack_rows, zero_rows_like
 
@@ -225,6 +225,14 @@ class AlgorithmBuilderMixin:
             # step of rounds of 100 (of release_every x 100 in a stream)
             params["step_rows"] = momentum_step_rows(
                 getattr(self, "release_every", 1) if stream else 1)
+        elif ALGORITHMS[algorithm].family == "momentum" and self._kind == "regressor":
+            # a set batch_size: heavy ball's step b / (50 s R~^2) (s the noise
+            # rule's scale) is stable only up to b / s ~ 195 rows (_momentum
+            # notes, "Its cap"), so it is capped at that of ROUND_ROWS rows
+            # after the scale: on friedman1 (50,000 rows, epsilon = inf) rounds
+            # of 5,000 gave R^2 -90 and of 1,000 0.10 uncapped; at epsilon 1
+            # the noise rule's s already kept them stable (0.71), and still does
+            params["stable_rows"] = ROUND_ROWS
         return params
 
     def _start_gradient_stream(self, stream, loss, n_columns):

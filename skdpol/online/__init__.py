@@ -44,7 +44,7 @@ __all__ = [
 # package, never from its private modules (tests/test_internal_api.py).
 from ._factory import ONE_ROUND_FIT, _noisy_gd  # noqa: E402, F401
 from ._ftl import RidgeRelease  # noqa: E402, F401
-from ._momentum import momentum_round, momentum_step_rows  # noqa: E402, F401
+from ._momentum import ROUND_ROWS, momentum_round, momentum_step_rows  # noqa: E402, F401
 from ._noisy_gd import MAX_STEPS, MOMENTUM  # noqa: E402, F401
 from ._pocp import paper_multiplier  # noqa: E402, F401
 from ._registry import (  # noqa: E402, F401
@@ -56,7 +56,8 @@ from ._registry import (  # noqa: E402, F401
 from ._rounds import RoundBuffer, project_ball  # noqa: E402, F401
 _internal = (
     'ALGORITHMS', 'AUTO', 'CLASSIFIER', 'ImplicitGD', 'MAX_STEPS', 'MOMENTUM', 'ONE_ROUND_FIT',
-    'OutputPerturbation', 'REGRESSOR', 'RidgeRelease', 'RoundBuffer', 'SUFFICIENT_STATISTIC',
+    'OutputPerturbation', 'REGRESSOR', 'ROUND_ROWS', 'RidgeRelease', 'RoundBuffer',
+    'SUFFICIENT_STATISTIC',
     '_noisy_gd', 'algorithm_names', 'auto_stream', 'gradient_schedule', 'momentum_round',
     'momentum_step_rows', 'paper_multiplier', 'project_ball', 'WIDE_STEP_DIVISOR',
     'wide_blt_buffers', 'wide_mechanism', 'wide_round', 'wide_stream'

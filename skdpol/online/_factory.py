@@ -58,7 +58,7 @@ def _least_squares(*, loss, n_features, alpha, batch_size, horizon, epsilon, del
         mechanism=mechanism)
 
 
-def _centred_momentum(common, epsilon, delta, noise, rng, mechanism, step_rows):
+def _centred_momentum(common, epsilon, delta, noise, rng, mechanism, step_rows, stable_rows):
     """The regressor's "ftrl-momentum" on privately centred rows
     (:mod:`._centred`): one multiplier for the centring's two releases and
     the stream's prefix sums together, so the three cost (epsilon, delta);
@@ -75,12 +75,12 @@ def _centred_momentum(common, epsilon, delta, noise, rng, mechanism, step_rows):
     if rows is None:
         return None
     return CentredMomentumFTRL(**common, noise=spec, rng=rng, mechanism=mechanism,
-                               step_rows=step_rows, centre_rows=rows)
+                               step_rows=step_rows, stable_rows=stable_rows, centre_rows=rows)
 
 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
-                mechanism="tree", intercept=None, step_rows=None, step_divisor=None,
+                mechanism="tree", intercept=None, step_rows=None, stable_rows=None, step_divisor=None,
                 blt_buffers=None, centre=False):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
@@ -91,7 +91,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     "blt"). ``intercept``: the value of the rows' constant column (None:
     no intercept), read by "ls" and "ftrl-momentum" (which moves it to 0.5
     internally). ``step_rows``: "ftrl-momentum"'s cap on a round's step
-    (:class:`~skdpol.online._momentum.MomentumFTRL`; ignored by the others);
+    (:class:`~skdpol.online._momentum.MomentumFTRL`; ignored by the others),
+    ``stable_rows`` its cap after the noise scale;
     ``step_divisor``: its step's divisor (None: its default; public,
     :data:`~skdpol.online._registry.WIDE_STEP_DIVISOR`); ``blt_buffers``: its
     BLT's buffers (None: the BLT's default; public,
@@ -137,7 +138,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
             common["step_divisor"] = step_divisor
         if centre and centres(loss, intercept, noise, epsilon, batch_size):
             centred = _centred_momentum(common, epsilon, delta, noise, rng, mechanism,
-                                        step_rows)
+                                        step_rows, stable_rows)
             if centred is not None:
                 return centred
         spec = NoiseSpec.calibrated(
@@ -145,7 +146,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
             make_event=lambda m: prefix_sum_event(mechanism, horizon=horizon,
                                                   noise=noise.with_multiplier(m)))
         return MomentumFTRL(**common, noise=spec, rng=rng, intercept=intercept is not None,
-                            mechanism=mechanism, step_rows=step_rows, blt_buffers=blt_buffers)
+                            mechanism=mechanism, step_rows=step_rows, stable_rows=stable_rows,
+                            blt_buffers=blt_buffers)
     if family == "mutual-information":
         spec = NoiseSpec.calibrated(epsilon, delta, family=noise.family, sampler=noise.sampler)
         return MutualInformationOGD(**common, feedback=feedback, noise=spec, rng=rng)
@@ -154,7 +156,7 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
              epsilon, delta, noise, calibration, feedback, rng, intercept=None,
-             mechanism="tree", step_rows=None, step_divisor=None, one_release=None,
+             mechanism="tree", step_rows=None, stable_rows=None, step_divisor=None, one_release=None,
              blt_buffers=None, centre=False):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd, one noisy copy of
@@ -174,7 +176,8 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
         algorithm, X.shape[0], loss=loss, n_features=n_features, radius=radius, alpha=alpha,
         row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
         calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
-        mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
+        mechanism=mechanism, step_rows=step_rows, stable_rows=stable_rows,
+        step_divisor=step_divisor,
         one_release=one_release, blt_buffers=blt_buffers, centre=centre)
     if one_release == "stream":
         algo.learn(X, y)
@@ -187,7 +190,7 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
 def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                            batch_size, epsilon, delta, noise, calibration, feedback, rng,
                            intercept, mechanism, step_rows, step_divisor, one_release,
-                           blt_buffers=None, centre=False):
+                           blt_buffers=None, centre=False, stable_rows=None):
     """(one release, the stream or base that makes it, its common terms) for
     ``fit`` over ``n_rows`` rows: the registry's spec of ``algorithm`` and the
     one release (``one_release``, or the registry's); shared by
@@ -206,14 +209,15 @@ def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha
         return one_release, make_stream(
             algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
             calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
-            mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
+            mechanism=mechanism, step_rows=step_rows, stable_rows=stable_rows,
+        step_divisor=step_divisor,
             blt_buffers=blt_buffers, centre=centre), common
     return one_release, _base("giga" if one_release == "averaged" else "igd", common, rng), common
 
 
 def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                    batch_size, epsilon, delta, noise, calibration, feedback, rng,
-                   intercept=None, mechanism="tree", step_rows=None, step_divisor=None,
+                   intercept=None, mechanism="tree", step_rows=None, stable_rows=None, step_divisor=None,
                    one_release=None, blt_buffers=None, centre=False):
     """The event :func:`fit_once` states for ``n_rows`` rows (a multiple of
     ``batch_size``, as ``fit`` pads them), from public quantities only: the
@@ -224,7 +228,8 @@ def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bo
         algorithm, n_rows, loss=loss, n_features=n_features, radius=radius, alpha=alpha,
         row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
         calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
-        mechanism=mechanism, step_rows=step_rows, step_divisor=step_divisor,
+        mechanism=mechanism, step_rows=step_rows, stable_rows=stable_rows,
+        step_divisor=step_divisor,
         one_release=one_release, blt_buffers=blt_buffers, centre=centre)
     if one_release == "stream":
         return algo.event(n_rows // common["batch_size"])

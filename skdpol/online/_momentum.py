@@ -115,7 +115,13 @@ rounds (more past 1,000,000 rows) the stream still moves lr x rounds >=
 rounds: on King County's 173 rounds of 100, rounds of 200 / 400 with the
 step of 100 lose 0.007-0.010 / 0.025-0.033 R^2, medians of 5 seeds; the rule
 never does that below 100,000 rows). A set ``batch_size`` keeps its own step
-(lr = b / (50 R~^2)), as before.
+(lr = b / (50 s R~^2), s the noise rule's scale) up to the regressor's cap
+after that scale, lr <= 100 / (50 R~^2) (``stable_rows``: lr lambda <= 2
+whatever the rounds). Measured on friedman1 (50,000 rows whose columns
+share a direction, 2 seeds): rounds of 1,000 at epsilon = inf 0.10 -> 0.69,
+rounds of 5,000 -90 -> -0.05 (10 small steps: they learn little, but
+no longer diverge), at epsilon 1 (where s kept them stable) 0.72 -> 0.71
+and 0.71 -> 0.25; rounds of 200 and the automatic ones unchanged (0.72).
 
 **Averaging.** rho_t = 1 / (tail t) weights iterate s in avg_t about like
 s^(1/tail - 1) (polynomial-decay averaging, Shamir and Zhang 2013): the
@@ -309,6 +315,11 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         min(batch_size, step_rows) / (step_divisor R~^2); None: no cap (lr =
         batch_size / (step_divisor R~^2)). ``batch_size="auto"`` passes
         :func:`momentum_step_rows` (the module notes: "Public step").
+    stable_rows : float or None, default=None
+        Cap on the step after the noise rule's scale s: lr = min(rows / s,
+        stable_rows) / (step_divisor R~^2), so that lr lambda stays inside heavy
+        ball's bound however big a set round (the regressor's set
+        ``batch_size`` passes ROUND_ROWS: lr lambda <= 2); None: no cap.
     blt_buffers : int or None, default=None
         Buffers of a BLT of known horizon (None: its default, 4); a wide
         classifier's short streams take 1
@@ -321,7 +332,7 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
 
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=None,
-                 constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None,
+                 constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None, stable_rows=None,
                  blt_buffers=None, step_row_bound=None):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
@@ -352,6 +363,7 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         # divisor raised on noisy wide streams (:func:`noise_step_scale`)
         step_rows = self.batch_size if step_rows is None else min(self.batch_size, int(step_rows))
         self._step_rows, self._step_divisor = step_rows, float(step_divisor)
+        self._stable_rows = None if stable_rows is None else float(stable_rows)
         # the step's R~ (the centred stream keeps today's: _centred notes)
         self._step_row_bound = self.row_bound if step_row_bound is None else float(
             step_row_bound)
@@ -369,7 +381,10 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
     def _step(self, scale):
         """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
         row bound (``step_row_bound``)."""
-        return self._step_rows / (self._step_divisor * scale * self._step_row_bound**2)
+        rows = self._step_rows / scale
+        if self._stable_rows is not None:  # heavy ball's stability (notes: "Its cap")
+            rows = min(rows, self._stable_rows)
+        return rows / (self._step_divisor * self._step_row_bound**2)
 
     def _noise_step_scale(self, loss, n_rounds=None):
         """:func:`noise_step_scale` for the Huber loss (its derivation is about

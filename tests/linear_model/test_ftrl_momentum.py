@@ -58,7 +58,8 @@ def test_the_classifier_auto_stream_is_ls_not_momentum():
     (dict(horizon=200_000), 200, 100),  # longer: 1,000 rounds, the step of 100 rows
     (dict(horizon=1_000_000), 1_000, 100),
     (dict(horizon=200_000, release_every=2), 400, 200),  # k x the rule, k x its step
-    (dict(horizon=200_000, batch_size=200), 200, 200),  # a set batch_size: its own step
+    # a set batch_size: its own step, capped at 100 rows' after the noise scale
+    (dict(horizon=200_000, batch_size=200), 200, "stable"),
 ])
 def test_auto_rounds_and_their_step(params, rows, step_rows):
     X, y, data_norm, y_bound = _regression(n=1_000)
@@ -71,7 +72,10 @@ def test_auto_rounds_and_their_step(params, rows, step_rows):
     # sqrt(1 + (r / 0.2)^2), r = d nu^2 / n; for an open horizon at the rounds
     # so far, at least 40: open_rule_rounds)
     scale = algo._noise_step_scale(algo.loss)
-    assert algo.learning_rate == pytest.approx(step_rows / (50 * 1.25 * scale))
+    if step_rows == "stable":  # lr lambda <= 2 (the heavy ball's bound is 3.9)
+        assert algo.learning_rate == pytest.approx(min(rows / scale, 100) / (50 * 1.25))
+    else:
+        assert algo.learning_rate == pytest.approx(step_rows / (50 * 1.25 * scale))
     if params.get("horizon") is None:  # 10 rounds: the rule of 40 rounds of 100 rows
         assert algo.n_rounds == 10
         assert scale == algo._noise_step_scale(algo.loss, 40) > 1.0
@@ -107,6 +111,22 @@ def test_bigger_rounds_stay_scale_free():
 
 
 # ----------------------------------------------------------------- accuracy
+def test_a_set_batch_size_keeps_the_regressor_stable():
+    """Rows that share a direction (friedman1's columns are uniform on [0, 1])
+    and set rounds of 1,000 rows: the uncapped step b / (50 R~^2) is far past
+    heavy ball's bound and gave R^2 -0.05; capped at ROUND_ROWS rows after the
+    noise scale it learns (0.34 here; rounds of 100 reach 0.72)."""
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=25_000, noise=1.0, random_state=0)
+    est = PrivateOnlineRegressor(epsilon=math.inf, data_norm=math.sqrt(10), y_bound=30.0,
+                                 horizon=20_000, batch_size=1_000, random_state=0)
+    for lo in range(0, 20_000, 5_000):
+        est.partial_fit(X[lo:lo + 5_000], y[lo:lo + 5_000])
+    assert est._stream.algorithm.learning_rate * est._stream.algorithm.row_bound**2 <= 2.0 + 1e-12
+    assert est.score(X[20_000:], y[20_000:]) > 0.3
+
+
 def test_one_pass_at_epsilon_inf_matches_one_pass_of_sgd():
     X, y, data_norm, y_bound = _regression()
     Xte, yte = X[15_000:], y[15_000:]
