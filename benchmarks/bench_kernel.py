@@ -3,14 +3,20 @@
 Data: ``sklearn.datasets.make_friedman1(n_samples=55_000, noise=1.0,
 random_state=seed)``; the first 50,000 rows train, the last 5,000 test.
 Public bounds: y_bound = 30 (friedman1's targets lie in about [-1, 30]),
-rows of the linear model clipped to sqrt(10) (features in [0, 1]).
+data_norm = sqrt(10) for every estimator (features in [0, 1]). The kernel
+estimator's ``gamma`` is unit-free (its kernel is on x / data_norm, since
+7656a98), so the bandwidths 0.25 and 0.5 on the raw rows are passed as
+gamma = 2.5 and 5 (times data_norm^2 = 10); ``RBFSampler`` gets the raw 0.25 /
+0.5. (Run without data_norm, the estimator read the bound off the rows and the
+same gamma meant a ~4x narrower bandwidth: every kernel row fell 0.05-0.19.)
 
 1. Utility at epsilon = 1, delta = 1e-5 (median test R^2 over seeds):
    the kernel estimator (``fit`` and ``partial_fit`` in chunks of 5,000 with
-   ``horizon`` = 50,000, per-row rounds and rounds of 5,000 rows; algorithms
-   "ftl" and "korls" with gamma = 0.25 and 128 features, "gd" -- what the
-   default "auto" runs for ``fit`` and for rounds of >= 50 rows -- with
-   gamma = 0.5 and 256 features, and with the other setting too), the linear
+   ``horizon`` = 50,000, the default rounds (``batch_size="auto"``) and rounds
+   of 5,000 rows; algorithms "ftl" and "korls" with raw gamma 0.25 and 128
+   features, "gd" -- what the default "auto" runs for ``fit`` and for rounds
+   of >= 50 rows -- with raw gamma 0.5 and 256 features, and with the other
+   setting too), the linear
    ``PrivateOnlineRegressor`` (same protocol), and the non-private
    references on the *same* random features: ``SGDRegressor`` (one pass of
    ``partial_fit`` over the same chunks, and ``fit``) and the estimator at
@@ -40,8 +46,11 @@ from sklearn.linear_model import SGDRegressor
 
 from skdpol import KernelPrivateOnlineRegressor, PrivacyLeakWarning, PrivateOnlineRegressor
 
-Y_BOUND, GAMMA, CHUNK = 30.0, 0.25, 5_000
-GD = dict(algorithm="gd", gamma=0.5, n_components=256)  # noisy GD's setting
+Y_BOUND, CHUNK = 30.0, 5_000
+DATA_NORM = math.sqrt(10)  # public: friedman1's 10 features lie in [0, 1]
+# gamma in unit space (rows / DATA_NORM): 0.25 and 0.5 on the raw rows
+GAMMA = 0.25 * DATA_NORM**2
+GD = dict(algorithm="gd", gamma=0.5 * DATA_NORM**2, n_components=256)  # noisy GD's setting
 
 
 def _data(seed, n_train):
@@ -63,7 +72,7 @@ def _utility(seeds, n_train, epsilon):
 
     for seed in seeds:
         X, y, Xt, yt = _data(seed, n_train)
-        common = dict(y_bound=Y_BOUND, gamma=GAMMA, random_state=seed)
+        common = dict(y_bound=Y_BOUND, gamma=GAMMA, data_norm=DATA_NORM, random_state=seed)
         for algorithm in ("ftl", "korls"):
             k = dict(common, algorithm=algorithm)
             record(f"kernel {algorithm} fit", KernelPrivateOnlineRegressor(
@@ -76,17 +85,17 @@ def _utility(seeds, n_train, epsilon):
             epsilon=epsilon, horizon=n_train, batch_size=CHUNK, algorithm="ftl", **common),
             X, y).score(Xt, yt))
         gd = dict(common, **GD)
-        record("kernel gd fit (gamma=0.5, 256 features)", KernelPrivateOnlineRegressor(
+        record("kernel gd fit (gamma=5, 256 features)", KernelPrivateOnlineRegressor(
             epsilon=epsilon, **gd).fit(X, y).score(Xt, yt))
-        record("kernel gd fit (gamma=0.25, 128 features)", KernelPrivateOnlineRegressor(
+        record("kernel gd fit (gamma=2.5, 128 features)", KernelPrivateOnlineRegressor(
             epsilon=epsilon, algorithm="gd", **common).fit(X, y).score(Xt, yt))
-        record("kernel gd partial_fit, batch_size=5000 (gamma=0.5, 256 features)", _stream(
+        record("kernel gd partial_fit, batch_size=5000 (gamma=5, 256 features)", _stream(
             KernelPrivateOnlineRegressor(epsilon=epsilon, batch_size=CHUNK, **gd), X, y
         ).score(Xt, yt))
-        record("kernel gd partial_fit, batch_size=1000 (gamma=0.5, 256 features)", _stream(
+        record("kernel gd partial_fit, batch_size=1000 (gamma=5, 256 features)", _stream(
             KernelPrivateOnlineRegressor(epsilon=epsilon, batch_size=1000, **gd), X, y
         ).score(Xt, yt))
-        lin = dict(data_norm=math.sqrt(10), y_bound=Y_BOUND, random_state=seed)
+        lin = dict(data_norm=DATA_NORM, y_bound=Y_BOUND, random_state=seed)
         record("linear PrivateOnlineRegressor fit", PrivateOnlineRegressor(
             epsilon=epsilon, **lin).fit(X, y).score(Xt, yt))
         record("linear PrivateOnlineRegressor partial_fit", _stream(PrivateOnlineRegressor(
@@ -94,7 +103,7 @@ def _utility(seeds, n_train, epsilon):
         record("linear PrivateOnlineRegressor partial_fit, batch_size=5000", _stream(
             PrivateOnlineRegressor(epsilon=epsilon, horizon=n_train, batch_size=CHUNK, **lin),
             X, y).score(Xt, yt))
-        for label, params in (("", common), (" (gamma=0.5, 256 features)", gd)):
+        for label, params in (("", common), (" (gamma=5, 256 features)", gd)):
             features = KernelPrivateOnlineRegressor(**params).fit(X[:10], y[:10]).random_features_
             F, Ft = features.transform(X), features.transform(Xt)
             sgd = SGDRegressor(random_state=seed)
@@ -114,12 +123,14 @@ def _speed(repeats, n_train):
     def ours(algorithm, n_components):
         batch = CHUNK if algorithm == "gd" else 1
         return lambda: _stream(KernelPrivateOnlineRegressor(
-            y_bound=Y_BOUND, gamma=GAMMA, algorithm=algorithm, n_components=n_components,
+            y_bound=Y_BOUND, gamma=GAMMA, data_norm=DATA_NORM, algorithm=algorithm,
+            n_components=n_components,
             batch_size=batch, random_state=0), X, y)
 
     def sgd(n_components):
         def run():
-            sampler = RBFSampler(gamma=GAMMA, n_components=n_components, random_state=0)
+            sampler = RBFSampler(gamma=GAMMA / DATA_NORM**2, n_components=n_components,
+                                 random_state=0)
             sampler.fit(X[:1])  # draws its weights from the shape of X only
             model = SGDRegressor(random_state=0)
             for start in range(0, n_train, CHUNK):
@@ -128,10 +139,12 @@ def _speed(repeats, n_train):
         return run
 
     def ours_fit():
-        KernelPrivateOnlineRegressor(y_bound=Y_BOUND, random_state=0, **GD).fit(X, y)
+        KernelPrivateOnlineRegressor(y_bound=Y_BOUND, data_norm=DATA_NORM, random_state=0,
+                                     **GD).fit(X, y)
 
     def sgd_fit():
-        sampler = RBFSampler(gamma=GD["gamma"], n_components=GD["n_components"], random_state=0)
+        sampler = RBFSampler(gamma=GD["gamma"] / DATA_NORM**2, n_components=GD["n_components"],
+                             random_state=0)
         SGDRegressor(random_state=0).fit(sampler.fit_transform(X), y)
 
     cases = [(f"{alg} partial_fit, n_components={D}" + (f", batch_size={CHUNK}" if alg == "gd"

@@ -83,7 +83,7 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
       (n, the bounds, epsilon, delta; :func:`skdpol.online.gradient_schedule`).
       Not a seed algorithm: the standard private ERM method (Bassily, Smith
       and Thakurta 2014), and the most accurate one-release ``fit``
-      measured (Adult, epsilon = 1: 85.4 % against 86.2 % non-private,
+      measured (Adult, epsilon = 1: 85.3 % against 86.2 % non-private,
       ``benchmarks/bench_real.py``). In a stream each call's rounds take
       their own K steps from the previous model; rounds are disjoint, so
       the stream costs one round.

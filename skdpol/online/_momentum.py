@@ -101,10 +101,10 @@ quadratic, heavy ball with momentum beta is stable only for lr lambda <
 rows share one direction (lambda near R~^2) can diverge. Measured
 (``docs/benchmarks/momentum_rounds.md``, 200,000 rows near one direction, 5
 seeds, epsilon = inf): rounds of 200 with the per-row step fixed give R^2
--6.7 (median; -20.2 to 0.91), rounds of 100 0.90 (0.86 to 0.91), rounds of
-200 with the step of 100 0.90 (but one seed -0.31: on this ill-conditioned
+-9.8 (median; -22.1 to 0.91), rounds of 100 0.90 (0.88 to 0.91), rounds of
+200 with the step of 100 0.90 (but one seed -0.44: on this ill-conditioned
 stream they are less robust than rounds of 100 at epsilon = inf; at epsilon
-1 their range is higher, 0.83-0.90 against 0.69-0.87). So the bigger rounds
+1 their range is higher, 0.84-0.90 against 0.75-0.86). So the bigger rounds
 that ``batch_size="auto"`` takes past a 100,000-row horizon
 (:func:`momentum_round`) take the step of rounds of 100 rows: lr =
 min(b, 100) / (50 R~^2) (``step_rows`` = :func:`momentum_step_rows`;
@@ -206,10 +206,11 @@ def momentum_round(horizon_rows):
     1,000 rounds as a 100,000-row stream of today's rounds, and each round's
     mean gradient carries less noise (the released prefix sums have fewer
     leaves of the same sensitivity 2 L, each a sum of more rows). On the
-    generated stream rounds of 200 with that step reach R^2 0.9889 at
-    epsilon 1 against 0.9851 for rounds of 100, and the same 0.9896 at
+    generated stream rounds of 200 with that step reach R^2 0.9888 at
+    epsilon 1 against 0.9861 for rounds of 100, and the same 0.9896 at
     epsilon = inf. On the real tables (a few hundred rounds) bigger rounds
-    cost the regressor (King County, wine: 0.007-0.06 R^2) and are mixed
+    cost the regressor (King County, wine: 0.01-0.04 R^2 at epsilon 1 for
+    rounds of 200 with the step of 100) and are mixed
     for the classifier (Adult, credit default), so only horizons past 1,000
     rounds of 100 get bigger rounds. The rule reads the public horizon only
     (a row count, not the data), so the rounds and the model are as
