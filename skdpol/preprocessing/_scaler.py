@@ -28,7 +28,6 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
@@ -41,7 +40,7 @@ from ..utils import run_transaction
 from ..mechanisms import NoiseSpec, family_for, noise_event
 from ..utils import StreamMixin, is_seeded
 from ..utils import user_stacklevel
-from ._scaler_public import PublicStandardScaler, standardise, unstandardise
+from ._scaler_public import PublicStandardScaler, StandardiseMixin, refuse_sparse
 
 
 def column_bounds(bounds, n_features):
@@ -59,7 +58,8 @@ def column_bounds(bounds, n_features):
     return lo, hi
 
 
-class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin, BaseEstimator):
+class PrivateStandardScaler(StandardiseMixin, OneToOneFeatureMixin, TransformerMixin, StreamMixin,
+                            BaseEstimator):
     """Standardise with a differentially private mean and standard deviation.
 
     ``fit`` clips every column to its public ``bounds``, releases the noisy
@@ -205,7 +205,7 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         return self
 
     def _fit(self, X):
-        _refuse_sparse(X)
+        refuse_sparse(X)
         X = validate_data(self, X, reset=True, dtype=np.float64)
         n, d = X.shape
         self._begin_stream(one_release=True)
@@ -243,35 +243,8 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
             seeded=is_seeded(self.random_state))
         record_release(self, event)  # last: a refusal undoes the fit
 
-    def transform(self, X):
-        """Clip to the bounds, centre by ``mean_`` and divide by ``scale_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Z : ndarray of shape (n_samples, n_features)
-        """
+    def _check_released(self):
         check_is_fitted(self, "scale_")
-        _refuse_sparse(X)
-        return standardise(self, X)
-
-    def inverse_transform(self, X):
-        """Map standardised values back (within the bounds).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_original : ndarray of shape (n_samples, n_features)
-        """
-        check_is_fitted(self, "scale_")
-        _refuse_sparse(X)
-        return unstandardise(self, X)
 
     def public_model(self):
         """The shareable release: the released statistics and ``privacy_spent_`` only.
@@ -286,15 +259,3 @@ class PrivateStandardScaler(OneToOneFeatureMixin, TransformerMixin, StreamMixin,
         model = PublicStandardScaler._from_release(self)
         model.bounds_ = tuple(b.copy() for b in self.bounds_)  # a tuple: not copied there
         return model
-
-
-def _refuse_sparse(X):
-    """Standardising centres every column (0 maps to -mean_ / scale_), which
-    would make sparse X dense: refused with the reason (the statistics could
-    be summed from the nonzeros, but the output could not stay sparse)."""
-    if issparse(X):
-        raise TypeError(
-            "PrivateStandardScaler does not take sparse X: it centres every column, "
-            "so 0 maps to -mean_ / scale_ and every row would become dense. For sparse "
-            "features use PublicRangeScaler with bounds symmetric about 0 (lo = -hi), "
-            "which scales the nonzeros, or pass X dense.")

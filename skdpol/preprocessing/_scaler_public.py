@@ -1,26 +1,65 @@
 """PublicStandardScaler: the shareable release of a fitted PrivateStandardScaler."""
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
 from ..utils import PublicRelease
 
 
-def standardise(model, X):
-    """``(clip(X, lo, hi) - mean_) / scale_`` of a fitted scaler or its release."""
-    X = validate_data(model, X, reset=False, dtype=np.float64)
-    lo, hi = model.bounds_
-    return (np.clip(X, lo, hi) - model.mean_) / model.scale_
+def refuse_sparse(X):
+    """Standardising centres every column (0 maps to -mean_ / scale_), which
+    would make sparse X dense: refused with the reason (the statistics could
+    be summed from the nonzeros, but the output could not stay sparse)."""
+    if issparse(X):
+        raise TypeError(
+            "PrivateStandardScaler does not take sparse X: it centres every column, "
+            "so 0 maps to -mean_ / scale_ and every row would become dense. For sparse "
+            "features use PublicRangeScaler with bounds symmetric about 0 (lo = -hi), "
+            "which scales the nonzeros, or pass X dense.")
 
 
-def unstandardise(model, X):
-    """``X * scale_ + mean_`` (values back within the bounds' units)."""
-    X = validate_data(model, X, reset=False, dtype=np.float64)
-    return X * model.scale_ + model.mean_
+class StandardiseMixin:
+    """``transform`` / ``inverse_transform`` of a fitted scaler and of its
+    release; ``_check_released()`` raises when there is no release yet."""
+
+    def transform(self, X):
+        """Clip to the bounds, centre by ``mean_`` and divide by ``scale_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_features)
+        """
+        self._check_released()
+        refuse_sparse(X)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        lo, hi = self.bounds_
+        return (np.clip(X, lo, hi) - self.mean_) / self.scale_
+
+    def inverse_transform(self, X):
+        """Map standardised values back (within the bounds).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+        """
+        self._check_released()
+        refuse_sparse(X)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X * self.scale_ + self.mean_
 
 
-class PublicStandardScaler(OneToOneFeatureMixin, TransformerMixin, PublicRelease):
+class PublicStandardScaler(StandardiseMixin, OneToOneFeatureMixin, TransformerMixin,
+                           PublicRelease):
     """A published standard scaler: released attributes only, safe to pickle.
 
     Returned by :meth:`PrivateStandardScaler.public_model`. It holds
@@ -54,30 +93,5 @@ class PublicStandardScaler(OneToOneFeatureMixin, TransformerMixin, PublicRelease
         tags.transformer_tags.preserves_dtype = ["float64"]
         return tags
 
-    def transform(self, X):
-        """Clip to the bounds, centre by ``mean_`` and divide by ``scale_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Z : ndarray of shape (n_samples, n_features)
-        """
+    def _check_released(self):
         self._require("scale_")
-        return standardise(self, X)
-
-    def inverse_transform(self, X):
-        """Map standardised values back (within the bounds).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_original : ndarray of shape (n_samples, n_features)
-        """
-        self._require("scale_")
-        return unstandardise(self, X)
