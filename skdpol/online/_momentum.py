@@ -382,10 +382,10 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
     def _step(self, scale):
         """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
         row bound (``step_row_bound``)."""
-        rows = self._step_rows / scale
-        if self._stable_rows is not None:  # heavy ball's stability (notes: "Its cap")
-            rows = min(rows, self._stable_rows)
-        return rows / (self._step_divisor * self._step_row_bound**2)
+        if self._stable_rows is not None and self._step_rows / scale > self._stable_rows:
+            # heavy ball's stability (the notes' "Its cap"): lr lambda <= 2
+            return self._stable_rows / (self._step_divisor * self._step_row_bound**2)
+        return self._step_rows / (self._step_divisor * scale * self._step_row_bound**2)
 
     def _noise_step_scale(self, loss, n_rounds=None):
         """:func:`noise_step_scale` for the Huber loss (its derivation is about
