@@ -109,8 +109,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         With an intercept, Gaussian noise and a finite epsilon it first
         centres its rows privately (:mod:`skdpol.online._centred`): it holds
         its first rows (about 1,000 at epsilon 1 on King County, a public
-        count, never more than a quarter of the ``horizon``; otherwise it
-        does not centre), releases their mean (5 % of the budget) and a
+        count, never more than a quarter of the ``horizon``, and only over a
+        planned ``horizon`` under 100,000 rows, past which the rows outweigh
+        the noise; otherwise it does not centre), releases their mean (5 %
+        of the budget) and a
         private median of their centred norms (2 %), and learns on rows
         centred on that mean and clipped at twice the median (at most 1),
         with a constant column of 0.25: shorter rows, so less noise for the
