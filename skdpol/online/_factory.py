@@ -155,9 +155,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
 
 
 def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, batch_size,
-             epsilon, delta, noise, calibration, feedback, rng, intercept=None,
-             mechanism="tree", step_rows=None, stable_rows=None, step_divisor=None, one_release=None,
-             blt_buffers=None, centre=False):
+             epsilon, delta, noise, calibration, feedback, rng, intercept=None, one_release=None,
+             **stream_options):
     """``fit``'s one release: POL for igd/ftal/ftrl, averaged GIGA for giga,
     one round of K noisy full-batch steps for noisy-gd, one noisy copy of
     the sums of every row for ls (a prefix sum of one leaf), one pass of the
@@ -168,6 +167,8 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
     ``one_release``: the estimator kind's choice
     (:meth:`~skdpol.online._registry.AlgorithmSpec.fit_release`; None: the
     registry's ``one_release``), e.g. "stream" for the regressor's ftrl.
+    ``stream_options``: :func:`make_stream`'s keywords after ``rng``
+    (``mechanism``, ``step_rows``, ...), for a one release that streams.
 
     Returns (W, event, algorithm_object_or_None). MI-OGD's guarantee does not
     improve with one release (each row already pays once), so it streams.
@@ -176,9 +177,7 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
         algorithm, X.shape[0], loss=loss, n_features=n_features, radius=radius, alpha=alpha,
         row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
         calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
-        mechanism=mechanism, step_rows=step_rows, stable_rows=stable_rows,
-        step_divisor=step_divisor,
-        one_release=one_release, blt_buffers=blt_buffers, centre=centre)
+        one_release=one_release, **stream_options)
     if one_release == "stream":
         algo.learn(X, y)
         return algo.published.copy(), algo.event(), algo
@@ -189,8 +188,7 @@ def fit_once(algorithm, X, y, *, loss, n_features, radius, alpha, row_bound, bat
 
 def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                            batch_size, epsilon, delta, noise, calibration, feedback, rng,
-                           intercept, mechanism, step_rows, step_divisor, one_release,
-                           blt_buffers=None, centre=False, stable_rows=None):
+                           intercept, one_release, **stream_options):
     """(one release, the stream or base that makes it, its common terms) for
     ``fit`` over ``n_rows`` rows: the registry's spec of ``algorithm`` and the
     one release (``one_release``, or the registry's); shared by
@@ -209,16 +207,13 @@ def _one_release_algorithm(algorithm, n_rows, *, loss, n_features, radius, alpha
         return one_release, make_stream(
             algorithm, **common, epsilon=epsilon, delta=delta, noise=noise,
             calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
-            mechanism=mechanism, step_rows=step_rows, stable_rows=stable_rows,
-        step_divisor=step_divisor,
-            blt_buffers=blt_buffers, centre=centre), common
+            **stream_options), common
     return one_release, _base("giga" if one_release == "averaged" else "igd", common, rng), common
 
 
 def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bound,
                    batch_size, epsilon, delta, noise, calibration, feedback, rng,
-                   intercept=None, mechanism="tree", step_rows=None, stable_rows=None, step_divisor=None,
-                   one_release=None, blt_buffers=None, centre=False):
+                   intercept=None, one_release=None, **stream_options):
     """The event :func:`fit_once` states for ``n_rows`` rows (a multiple of
     ``batch_size``, as ``fit`` pads them), from public quantities only: the
     stream or base is built (``rng``: a throw-away generator; building reads
@@ -228,9 +223,7 @@ def fit_once_event(algorithm, n_rows, *, loss, n_features, radius, alpha, row_bo
         algorithm, n_rows, loss=loss, n_features=n_features, radius=radius, alpha=alpha,
         row_bound=row_bound, batch_size=batch_size, epsilon=epsilon, delta=delta, noise=noise,
         calibration=calibration, feedback=feedback, rng=rng, intercept=intercept,
-        mechanism=mechanism, step_rows=step_rows, stable_rows=stable_rows,
-        step_divisor=step_divisor,
-        one_release=one_release, blt_buffers=blt_buffers, centre=centre)
+        one_release=one_release, **stream_options)
     if one_release == "stream":
         return algo.event(n_rows // common["batch_size"])
     return offline_event(algo, n_rows, epsilon=epsilon, delta=delta, noise=noise,
