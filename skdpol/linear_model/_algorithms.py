@@ -17,8 +17,8 @@ from ..losses import HuberLoss
 from ..mechanisms import NoiseSpec, family_for
 from ..mechanisms import prefix_noise_ratio, resolve_mechanism
 from ..online import fit_once, fit_once_event, make_stream
-from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, SUFFICIENT_STATISTIC, algorithm_names,
-                     auto_stream)
+from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, REGRESSOR, SUFFICIENT_STATISTIC,
+                     algorithm_names, auto_stream)
 from ..online import ROUND_ROWS, momentum_round, momentum_step_rows
 from ..online import WIDE_STEP_DIVISOR, wide_blt_buffers, wide_mechanism, wide_round, wide_stream
 from ..utils import stack_rows, zero_rows_like
@@ -211,7 +211,9 @@ class AlgorithmBuilderMixin:
                       epsilon=self.epsilon, delta=self.delta, noise=self._noise_spec,
                       calibration=self.noise_calibration, feedback=self.feedback,
                       intercept=units.intercept)
-        if ALGORITHMS[algorithm].family == "momentum" and self._kind == "regressor":
+        momentum = ALGORITHMS[algorithm].family == "momentum"
+        regressor = self._kind == REGRESSOR
+        if momentum and regressor:
             # the regressor's stream centres its rows privately where the
             # public rule allows (skdpol.online._centred)
             params["centre"] = True
@@ -220,12 +222,12 @@ class AlgorithmBuilderMixin:
             params["step_divisor"] = WIDE_STEP_DIVISOR
             # and one BLT buffer over short horizons (registry: wide_blt_buffers)
             params["blt_buffers"] = wide_blt_buffers(rounds)
-        elif ALGORITHMS[algorithm].family == "momentum" and self.batch_size == "auto":
+        elif momentum and self.batch_size == "auto":
             # the automatic rounds of a horizon past 100,000 rows take the
             # step of rounds of 100 (of release_every x 100 in a stream)
             params["step_rows"] = momentum_step_rows(
                 getattr(self, "release_every", 1) if stream else 1)
-        elif ALGORITHMS[algorithm].family == "momentum" and self._kind == "regressor":
+        elif momentum and regressor:
             # a set batch_size: heavy ball's step b / (50 s R~^2) (s the noise
             # rule's scale) is stable only up to b / s ~ 195 rows (_momentum
             # notes, "Its cap"), so it is capped at that of ROUND_ROWS rows
