@@ -30,13 +30,15 @@ class UnitRows:
     """Rows ``factor[:, None] * X`` with the column ``const`` appended (None: none).
 
     ``X`` is the caller's array (not copied, never written); ``factor`` is
-    curator-side data like the rows themselves.
+    curator-side data like the rows themselves; ``sq``: the squared norms of
+    X's rows when already computed (None otherwise), for a round that needs
+    them again (the centred stream's clip).
     """
 
-    __slots__ = ("X", "factor", "const")
+    __slots__ = ("X", "factor", "const", "sq")
 
-    def __init__(self, X, factor, const):
-        self.X, self.factor, self.const = X, factor, const
+    def __init__(self, X, factor, const, sq=None):
+        self.X, self.factor, self.const, self.sq = X, factor, const, sq
 
     @property
     def shape(self):
@@ -45,7 +47,8 @@ class UnitRows:
     def __getitem__(self, rows):
         if not isinstance(rows, slice):
             raise TypeError("UnitRows takes row slices only.")
-        return UnitRows(self.X[rows], self.factor[rows], self.const)
+        return UnitRows(self.X[rows], self.factor[rows], self.const,
+                        None if self.sq is None else self.sq[rows])
 
     def __array__(self, dtype=None, copy=None):
         d = self.X.shape[1]
@@ -114,4 +117,4 @@ def unit_rows(X, data_norm, intercept):
     over = sq * (scale * scale) > 1.0
     if over.any():  # clipped onto the unit sphere, as clip_rows_in_place does
         factor[over] = 1.0 / np.sqrt(sq[over])
-    return UnitRows(X, factor, 1.0 if intercept else None)
+    return UnitRows(X, factor, 1.0 if intercept else None, sq)

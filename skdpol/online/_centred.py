@@ -186,22 +186,25 @@ def mean_sensitivity(n_rows):
 
 
 def _parts(X):
-    """(raw rows x (n, d), factors f (n,), constant column k (n,)) of unit rows
-    [f x, k]: uncopied for lazy rows (:class:`~skdpol.linear_model._rows.UnitRows`)
-    and arrays (f = 1), a round's CSR rows made dense. k is 0 on the public
-    zero rows that pad ``fit``'s and a final round, 1 on every real row."""
+    """(raw rows x (n, d), factors f (n,), constant column k (n,), the squared
+    norms of x or None) of unit rows [f x, k]: uncopied for lazy rows
+    (:class:`~skdpol.linear_model._rows.UnitRows`, whose norms were computed
+    for their clip) and arrays (f = 1), a round's CSR rows made dense. k is 0
+    on the public zero rows that pad ``fit``'s and a final round, 1 on every
+    real row."""
     if issparse(X):
         X = X.toarray()
     if hasattr(X, "factor"):  # UnitRows: the caller's rows, not copied
-        return X.X, X.factor, np.full(X.X.shape[0], float(X.const))
+        return X.X, X.factor, np.full(X.X.shape[0], float(X.const)), X.sq
     A = np.asarray(X, dtype=np.float64)
-    return A[:, :-1], np.ones(A.shape[0]), A[:, -1]
+    return A[:, :-1], np.ones(A.shape[0]), A[:, -1], None
 
 
-def _centred_sq_norms(raw, f, mean):
+def _centred_sq_norms(raw, f, mean, sq=None):
     """||f_i x_i - mean||^2 row by row, expanded (no copy of the rows):
-    f^2 ||x||^2 - 2 f x.mean + ||mean||^2."""
-    sq = np.einsum("ij,ij->i", raw, raw)
+    f^2 ||x||^2 - 2 f x.mean + ||mean||^2 (``sq``: ||x||^2, when known)."""
+    if sq is None:
+        sq = np.einsum("ij,ij->i", raw, raw)
     xm = raw @ mean
     return f * f * sq - 2.0 * f * xm + float(mean @ mean)
 
@@ -313,7 +316,7 @@ class CentredMomentumFTRL(MomentumFTRL):
         """Steps 2-3 of the module notes on the held rows ``X`` (unit rows [f x,
         1]; zero rows, the public padding of ``fit`` or a final round, left
         out) and their labels ``y``; then the start of step 4."""
-        raw, f, const = _parts(X)
+        raw, f, const, sq = _parts(X)
         real = const != 0.0
         n = int(real.sum())
         if n == 0:  # nothing held but public zero rows: nothing to centre on
@@ -330,7 +333,7 @@ class CentredMomentumFTRL(MomentumFTRL):
             mean = mean / norm
         mean_u = float(np.clip(released[-1] / n, -1.0, 1.0))
         # each row's centred norm is a function of its row and the public mean
-        sq = _centred_sq_norms(raw, f, mean)  # every held row, uncopied
+        sq = _centred_sq_norms(raw, f, mean, sq)  # every held row, uncopied
         norms = np.sqrt(np.maximum(sq if real.all() else sq[real], 0.0))
         norms = np.sort(np.clip(norms, BOUND_EDGES[0], BOUND_EDGES[-1]))
         distances = quantile_distances(norms, BOUND_EDGES, target_rank(0.5, n))
@@ -382,14 +385,14 @@ class CentredMomentumFTRL(MomentumFTRL):
         return super().flush()
 
     def _round(self, X, y):
-        raw, f, const = _parts(X)
+        raw, f, const, sq = _parts(X)
         # c = min(1, B' / ||f x - m||~), B' = B (1 - 2^-30): the expanded square
         # errs by <= 4 gamma_(d+3) (its three terms have magnitude <= 1, 2 and
         # 1; Higham §3.1), added to it, so the true norm of the row used is
         # <= B' whatever the rounding (the module notes: ||w|| <= B)
         d = raw.shape[1]
         slack = 4.0 * (d + 3) * 2.0**-53 / (1.0 - (d + 3) * 2.0**-53)
-        q = np.maximum(_centred_sq_norms(raw, f, self.mean), 0.0) + slack
+        q = np.maximum(_centred_sq_norms(raw, f, self.mean, sq), 0.0) + slack
         clip = np.minimum(1.0, (self.bound * _SHRINK) / np.sqrt(q))
         clip[const == 0.0] = 0.0  # zero rows (public) stay zero rows
         super()._round(CentredRows(raw, clip * f, clip, self.mean, const), y)
