@@ -5,8 +5,9 @@
    ``SGDRegressor().partial_fit`` and d = 54 (issue 31: covertype's width)
    through ``PrivateOnlineLogistic(...).partial_fit`` against
    ``SGDClassifier().partial_fit``, every estimator at its defaults
-   (``algorithm="auto"``: "ftrl-momentum" for the regressor, "ls" for the
-   classifier; the hardened discrete sampler, ``batch_size="auto"``, the BLT), with the
+   (``algorithm="auto"``: "ftrl-momentum" for both at this 200,000-row
+   horizon; the classifier's "ls", its default below a 100,000-row horizon,
+   runs too, for reference; the hardened discrete sampler, ``batch_size="auto"``, the BLT), with the
    library's default BLAS threads and with BLAS limited to one thread;
    interleaved in the same run and repeated; reported as medians of rows/s
    and of the per-repeat ratio skdpol / SGD. One more row reads ``coef_``
@@ -131,9 +132,12 @@ def throughput(n, d, d_clf, chunk, repeats, seed=0):
         return PrivateOnlineRegressor(epsilon=EPSILON, delta=delta, data_norm=data_norm,
                                       y_bound=y_bound, horizon=n, random_state=0)
 
-    def logistic():
+    def logistic(**params):
         return PrivateOnlineLogistic(epsilon=EPSILON, delta=delta, data_norm=data_norm_c,
-                                     horizon=n, random_state=0)
+                                     horizon=n, random_state=0, **params)
+
+    def logistic_ls():  # the default below a 100,000-row horizon, for reference
+        return logistic(algorithm="ls")
 
     binary = {"classes": [0, 1]}
     # name -> (factory, rows, labels, partial_fit kwargs, BLAS threads, read coef_, reference)
@@ -148,6 +152,9 @@ def throughput(n, d, d_clf, chunk, repeats, seed=0):
         variants[sgd_r] = (SGDRegressor, X, y, {}, blas, False, sgd_r)
         variants[f"PrivateOnlineLogistic.partial_fit{tag}"] = (logistic, Xc, labels, binary,
                                                                blas, False, sgd_c)
+        if blas is None:
+            variants["PrivateOnlineLogistic(algorithm=\"ls\").partial_fit"] = (
+                logistic_ls, Xc, labels, binary, blas, False, sgd_c)
         variants[sgd_c] = (SGDClassifier, Xc, labels, binary, blas, False, sgd_c)
     names = list(variants)
     for name in names:  # warm-up: imports, BLAS threads, first-call caches
@@ -185,7 +192,7 @@ def throughput(n, d, d_clf, chunk, repeats, seed=0):
                  else "- (non-private)")
         algorithm = getattr(est, "algorithm_", None)
         rows.append([
-            name + (f" (auto = {algorithm})" if algorithm else ""),
+            name + (f" (auto = {algorithm})" if algorithm and "algorithm=" not in name else ""),
             f"{XX_width[name]}", fmt_rate(n / np.median(t)), f"{np.median(t):.3f}",
             "1 (reference)" if ref == name else
             f"**{np.median(ratio):.2f}x** [{ratio.min():.2f}, {ratio.max():.2f}] vs {ref}",
@@ -257,8 +264,9 @@ def components(n, d, chunk, repeats, bounds):
 
 
 def classifier_components(n, d, chunk, repeats, bounds):
-    """Per-chunk cost of the classifier's default stream ("ls") and its floor,
-    each part timed alone (ms, medians), BLAS limited to one thread."""
+    """Per-chunk cost of the classifier's "ls" stream (its default below a
+    100,000-row horizon) and its floor, each part timed alone (ms, minima),
+    BLAS limited to one thread."""
     delta, data_norm = bounds[2], bounds[3]
     X, y, _ = make_stream(2 * chunk, d, seed=3)
     inside = np.einsum("ij,ij->i", X, X) <= data_norm**2 * (1 - 1e-9)  # no row to clip
@@ -266,7 +274,7 @@ def classifier_components(n, d, chunk, repeats, bounds):
     X_out = Xc.copy()
     X_out[0] *= 100.0  # one row beyond data_norm: its round is summed from a copy
     est = PrivateOnlineLogistic(epsilon=EPSILON, delta=delta, data_norm=data_norm,
-                                horizon=n, random_state=0)
+                                horizon=n, random_state=0, algorithm="ls")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(5):  # a stream some calls in: its Gram positive definite (Cholesky)
@@ -356,8 +364,10 @@ def classifier_components(n, d, chunk, repeats, bounds):
     way_out = ("what would reach it changes the guarantee or the model: a float32 "
                f"Gram (its worst-case rounding, 2 E = {2 * e32:.2g} times the leaf's "
                f"sensitivity at rounds of {chunk:,} rows, would swamp the noise "
-               "calibration), or an O(n d) stream (\"ftrl\" runs at about 1.1x but is "
-               "behind \"ls\" on Adult and credit default, `docs/benchmarks/stream.md`).")
+               "calibration), or an O(n d) stream: what `algorithm=\"auto\"` takes over a "
+               "horizon of 100,000 rows or more (\"ftrl-momentum\", the throughput table; "
+               "`docs/benchmarks/classifier_large.md`), and not below, where \"ls\" is "
+               "ahead on credit default (`docs/benchmarks/stream.md`).")
     if needed >= sgd_ms:
         verdict = (f"With the validation, the label encoding and the row norms that "
                    f"clipping needs, a call can take no less than {needed:.2f} ms: "
@@ -521,7 +531,9 @@ def main(argv=None):
     r_read = ratios["PrivateOnlineRegressor.partial_fit, coef_ read after every chunk"]
     r_log = ratios["PrivateOnlineLogistic.partial_fit"]
     r_log1 = ratios["PrivateOnlineLogistic.partial_fit, BLAS 1 thread"]
+    r_ls = ratios["PrivateOnlineLogistic(algorithm=\"ls\").partial_fit"]
     b_m = momentum_round(n)  # the regressor's rounds at horizon = n
+    b_c = momentum_round(n, classifier=True)  # the classifier's
     doc = f"""# Throughput and memory of the streaming estimators' `partial_fit`
 
 Produced by `{command}` (the script is `benchmarks/bench_speed_memory.py`;
@@ -545,9 +557,14 @@ horizon={n}, random_state=0)`: `algorithm="auto"` (the regressor's
 "ftrl-momentum": at horizon = {n:,} rows, {-(-n // b_m):,} rounds of {b_m} rows
 (`skdpol.online.momentum_round`: rounds of 100 up to a 100,000-row horizon,
 at most 1,000 rounds of at most 1,000 rows beyond), so {chunk // b_m} gradient
-sums and BLT steps of d + 1 noise draws per chunk; the classifier's "ls": one round per call, so
-one Gram and one BLT step of (d+1)(d+2)/2 + d + 1 draws per chunk, and one
-solve per published model), the hardened discrete sampler, the BLT. The bounds come from the generating distribution (the 1 - 1e-6
+sums and BLT steps of d + 1 noise draws per chunk; the classifier's
+"ftrl-momentum" too from a 100,000-row horizon on, in {-(-n // b_c):,} rounds of {b_c} rows
+(`momentum_round(n, classifier=True)`: ceil(horizon / 200), at most 1,000, each
+with the step of at most 600 rows), so {chunk // b_c} gradient sums and BLT steps per chunk;
+below that horizon its default is "ls", measured here too (`algorithm="ls"`):
+one round per call, so one Gram and one BLT step of (d+1)(d+2)/2 + d + 1
+draws per chunk, and one solve per published model), the hardened discrete
+sampler, the BLT. The bounds come from the generating distribution (the 1 - 1e-6
 quantile of the row norm, 5 standard deviations of y), not from the drawn
 rows. SGD: `SGDRegressor()` / `SGDClassifier()` with their defaults (one
 pass over the chunk per `partial_fit` call). A fresh estimator consumes
@@ -571,7 +588,8 @@ Measured median ratios:
   thread (target {verdict(r_reg, TARGET_REGRESSOR)} / {verdict(r_reg1, TARGET_REGRESSOR)});
   {r_read:.2f}x when `coef_` is read after every chunk;
 - classifier: **{r_log:.2f}x** with the default BLAS threads, {r_log1:.2f}x with one
-  thread (target {verdict(r_log, TARGET_LOGISTIC)} / {verdict(r_log1, TARGET_LOGISTIC)}).
+  thread (target {verdict(r_log, TARGET_LOGISTIC)} / {verdict(r_log1, TARGET_LOGISTIC)});
+  its "ls", the default below a 100,000-row horizon, {r_ls:.2f}x.
 
 Where the default streams' time goes (`--profile` prints a cProfile of
 each). The regressor's "ftrl-momentum" takes rounds of {b_m} rows here, so a
@@ -584,7 +602,8 @@ percent of the step) and ~10 vector updates (momentum, step, average): about
 cost; SGD's Cython loop has none. That is why a horizon past 100,000 rows
 takes bigger rounds (rounds of 100 ran at 0.5-0.7x SGD here;
 docs/benchmarks/momentum_rounds.md measures what rounds of 100, 200 and 400
-rows cost the model). The classifier's "ls" is one round per
+rows cost the model); the classifier's rounds of {b_c} rows cost
+{chunk // b_c} such rounds a call. The classifier's "ls" is one round per
 call, and its d x d Gram of the call's {chunk:,} x {d_clf} rows (O(n d^2),
 against SGD's O(n d); summed from the caller's rows, uncopied) is most of a
 call by itself: the next section. With the default 2 BLAS threads on this
@@ -594,7 +613,7 @@ The "coef_ read after every chunk" row reads the published model after every
 call (with "ftrl-momentum" the model is already there; with "ftl" the solve
 ran lazily on the first read).
 
-## Where a chunk of the classifier's default stream ("ls") goes, and its floor
+## Where a chunk of the classifier's "ls" stream goes (its default below a 100,000-row horizon), and its floor
 
 Each part timed alone on one {chunk:,} x {d_clf} chunk (BLAS limited to one
 thread; the same chunk every time, so its rows are in cache: in the stream

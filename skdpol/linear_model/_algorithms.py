@@ -137,7 +137,8 @@ class AlgorithmBuilderMixin:
         pure_or_paper_terms = self.delta == 0 or self.noise_calibration == "paper"
         if stream:  # also by the public width of the rows (unknown before the first chunk)
             return auto_stream(self._kind, self.__dict__.get("n_features_in_"),
-                               self.noise_calibration, pure=self.delta == 0)
+                               self.noise_calibration, pure=self.delta == 0,
+                               horizon=self.horizon)
         return pure_or_paper if pure_or_paper_terms else one_release
 
     def _check_algorithm(self, stream=True):
@@ -182,7 +183,7 @@ class AlgorithmBuilderMixin:
         if rule == "row":
             return 1
         if rule == "momentum":
-            rows = momentum_round(self.horizon)
+            rows = momentum_round(self.horizon, classifier=self._kind != REGRESSOR)
             if self._wide(stream=True):  # rounds growing with d (the registry's notes)
                 rows = max(rows, wide_round(self.n_features_in_, self.horizon, self.epsilon))
             return rows
@@ -224,9 +225,10 @@ class AlgorithmBuilderMixin:
             params["blt_buffers"] = wide_blt_buffers(rounds)
         elif momentum and self.batch_size == "auto":
             # the automatic rounds of a horizon past 100,000 rows take the
-            # step of rounds of 100 (of release_every x 100 in a stream)
+            # step of rounds of 100 (of release_every x 100 in a stream), the
+            # classifier's that of 600 (its losses' curvature is a quarter)
             params["step_rows"] = momentum_step_rows(
-                getattr(self, "release_every", 1) if stream else 1)
+                getattr(self, "release_every", 1) if stream else 1, classifier=not regressor)
         elif momentum and regressor:
             # a set batch_size: heavy ball's step b / (50 s R~^2) (s the noise
             # rule's scale) is stable only up to b / s ~ 195 rows (_momentum
@@ -260,7 +262,8 @@ class AlgorithmBuilderMixin:
         if spec.family in ONE_ROUND_FIT:
             batch_size = n_rows  # one round of every row
         elif spec.auto_round.get(self._kind) == "momentum" and self.batch_size == "auto":
-            batch_size = momentum_round(n_rows)  # the stream's rounds, over all rows
+            # the stream's rounds, over all rows
+            batch_size = momentum_round(n_rows, classifier=self._kind != REGRESSOR)
             if self._wide(stream=False):
                 batch_size = max(batch_size, wide_round(self.n_features_in_, n_rows, self.epsilon))
         elif (spec.fit_release(self._kind) == "stream" and self.batch_size == "auto"

@@ -62,7 +62,9 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
 
     * ``"auto"`` (default): for ``partial_fit`` streams ``"ls"`` up to
       1,000 features, ``"ftrl-momentum"`` above (state linear in d, rounds
-      growing with d; ``"ftrl"`` there when ``delta=0``), ``"ftrl"`` with
+      growing with d; ``"ftrl"`` there when ``delta=0``) and over a
+      ``horizon`` of 100,000 rows or more (rounds of 500-1,000 rows, faster
+      than ``SGDClassifier``; ``"ls"`` there when ``delta=0``), ``"ftrl"`` with
       ``noise_calibration="paper"``; ``"noisy-gd"`` for ``fit``
       (``"igd"``'s POL when ``delta=0`` or ``noise_calibration="paper"``).
       The resolved name is ``algorithm_``.
@@ -133,11 +135,14 @@ class PrivateOnlineLogistic(PrivateLinearMixin, ClassifierMixin, BaseEstimator):
         See above and the user guide's page on the algorithm families.
         ``"ftrl-momentum"``: DP-FTRL with heavy-ball momentum and averaging
         on the logistic (or multinomial) loss, rounds of 100 rows (50 below
-        a ``horizon`` of 10,000; past 100,000, ceil(horizon / 1,000) rows, at
-        most 1,000, with the step of 100) with ``batch_size="auto"``; the
-        default stream above 1,000 features only (narrower, measured against
-        ``"ftrl"`` one pass at epsilon = 1: ahead on Adult, behind on credit
-        default; docs/benchmarks/stream.md). Above 1,000 features its rounds
+        a ``horizon`` of 10,000; from 100,000, ceil(horizon / 200) rows, at
+        most 1,000, with the step of 600) with ``batch_size="auto"``; the
+        default stream above 1,000 features and over a ``horizon`` of
+        100,000 rows or more (shorter and narrower, measured against
+        ``"ls"`` one pass at epsilon = 1: ahead on Adult, behind on credit
+        default; docs/benchmarks/stream.md; longer, ahead of "ls" on every
+        stream measured and faster than ``SGDClassifier``:
+        docs/benchmarks/classifier_large.md). Above 1,000 features its rounds
         grow with d (ceil(d / 64) rows, at most ``horizon`` / 50) and its
         step is twice the narrow one: at 2^17 hashed columns, one pass at
         epsilon = inf matches one pass of ``SGDClassifier``

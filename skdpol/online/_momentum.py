@@ -122,6 +122,9 @@ share a direction, 2 seeds): rounds of 1,000 at epsilon = inf 0.10 -> 0.69,
 rounds of 5,000 -90 -> -0.05 (10 small steps: they learn little, but
 no longer diverge), at epsilon 1 (where s kept them stable) 0.72 -> 0.71
 and 0.71 -> 0.25; rounds of 200 and the automatic ones unchanged (0.72).
+The classifier's losses have a quarter of that curvature (sigma' <= 1/4):
+its automatic rounds past a 100,000-row horizon (500-1,000 rows) take the
+step of at most 600 rows, lr lambda <= 3 (:func:`momentum_round`).
 
 **Averaging.** rho_t = 1 / (tail t) weights iterate s in avg_t about like
 s^(1/tail - 1) (polynomial-decay averaging, Shamir and Zhang 2013): the
@@ -162,6 +165,7 @@ import math
 import numpy as np
 
 from ..mechanisms import prefix_sum_mechanism
+from ._registry import LARGE_HORIZON
 from ._rounds import ReplacedState, RoundBuffer
 from ._step_noise import NOISE_MIN_ROUNDS, noise_step_scale, open_rule_rounds, refresh_open_step
 
@@ -178,10 +182,17 @@ STEP_DIVISOR = 50.0  # lr = b / (STEP_DIVISOR R~^2)
 # rounds of at most MAX_ROUND_ROWS rows (past 1,000,000 rows: more rounds)
 ROUND_ROWS, SMALL_ROUND_ROWS, SMALL_HORIZON = 100, 50, 10_000
 MAX_ROUNDS, MAX_ROUND_ROWS = 1_000, 1_000
+# the classifier's rounds past LARGE_HORIZON (100,000 rows, where "auto" takes
+# this stream for it: skdpol.online._registry.auto_stream): at
+# least CLASSIFIER_ROUNDS rounds of at most MAX_ROUND_ROWS rows, each taking the
+# step of at most CLASSIFIER_STEP_ROWS rows (the logistic curvature is a quarter
+# of the bound the regressor's ROUND_ROWS is set for: the notes' "Its cap")
+CLASSIFIER_ROUNDS, CLASSIFIER_STEP_ROWS = 200, 6 * ROUND_ROWS
 
 
-def momentum_round(horizon_rows):
-    """Rows per round of ``batch_size="auto"`` from the public horizon (rows, or None).
+def momentum_round(horizon_rows, classifier=False):
+    """Rows per round of ``batch_size="auto"`` from the public horizon (rows, or None);
+    ``classifier``: the rule of the classifier's losses.
 
     Up to ``MAX_ROUNDS x ROUND_ROWS`` = 100,000 rows (every real table of the
     benchmarks) the rounds are those measured by the prototypes: 100 rows,
@@ -216,24 +227,57 @@ def momentum_round(horizon_rows):
     (a row count, not the data), so the rounds and the model are as
     scale-free as before: rescaling X with ``data_norm``, or y with
     ``y_bound``, changes neither.
+
+    The classifier (``classifier=True``) from ``LARGE_HORIZON`` = 100,000
+    rows on, where ``algorithm="auto"`` leaves "ls" for this stream (issue
+    31's throughput; ``skdpol.online._registry.auto_stream``): rounds of
+    ceil(horizon / ``CLASSIFIER_ROUNDS``) rows, at least 500 at 100,000 rows,
+    at most ``MAX_ROUND_ROWS`` (1,000 from 200,000 rows on), each with the
+    step of at most ``CLASSIFIER_STEP_ROWS`` = 600 rows
+    (:func:`momentum_step_rows`). Its loss's curvature is at most R~^2 / 4
+    (sigma' <= 1/4), so lr lambda <= 600 / (4 x 50) = 3 on any rows, inside
+    heavy ball's 2 (1 + 0.95) = 3.9 (the notes' "Its cap"). The step of 400
+    rows (lr lambda <= 2, the Huber rounds' margin) cost 0.004-0.011 of
+    accuracy on rows near one direction and 0.002 on Adult at epsilon =
+    inf; 800 and 1,000 (past the bound on some rows) gained a little more
+    there and nothing elsewhere (3 seeds each). Measured
+    (``docs/benchmarks/classifier_large.md``, 3 seeds, one pass, epsilon
+    0.5 / 1 / inf): d = 10, 54, 200 at 100,000 to 500,000 rows, rows of a
+    quarter of ``data_norm``, a 12 % class, logistic labels, rows near one
+    direction, Adult and credit default drawn to 200,000 rows. At epsilon
+    1 they score at or above "ls" on all eleven streams (short rows: 0.954
+    against 0.827; d = 200: 0.958 against 0.881; Adult 0.860 against
+    0.855), at 0.5 on nine (credit default 0.765 against 0.767, rows near
+    one direction 0.946 against 0.949), at epsilon = inf on ten (rows near
+    one direction: 0.948 against 0.967; SGD 0.962). They run at 1.0-1.6x
+    ``SGDClassifier``'s rows per second (1.0x at 100,000 rows, in rounds of
+    500) where "ls" ran 0.34-0.97x at d >= 54 (1.45x at d = 10); rounds of
+    200 rows (the regressor's rule at 200,000) ran at 0.7-1.05x. Below
+    100,000 rows the classifier takes the regressor's rounds (its
+    "ftrl-momentum", when chosen, is unchanged there).
     """
     if horizon_rows is None:
         return ROUND_ROWS
     if horizon_rows < SMALL_HORIZON:
         return SMALL_ROUND_ROWS
+    if classifier and horizon_rows >= LARGE_HORIZON:
+        return min(MAX_ROUND_ROWS, -(-int(horizon_rows) // CLASSIFIER_ROUNDS))
     return min(MAX_ROUND_ROWS, max(ROUND_ROWS, -(-int(horizon_rows) // MAX_ROUNDS)))
 
 
-def momentum_step_rows(release_every=1):
+def momentum_step_rows(release_every=1, classifier=False):
     """The cap on a round's step under ``batch_size="auto"``: that of
-    ``release_every`` x ROUND_ROWS rows (``MomentumFTRL(step_rows=...)``).
+    ``release_every`` x ROUND_ROWS rows (``MomentumFTRL(step_rows=...)``),
+    ``release_every`` x CLASSIFIER_STEP_ROWS for the classifier's losses
+    (``classifier``; their curvature is a quarter of the Huber loss's bound,
+    and CLASSIFIER_STEP_ROWS = 600 keeps lr lambda <= 3 < 3.9).
 
     Every round the rule gives up to a 100,000-row horizon is at most this
     big, so their step is today's (b / (50 R~^2)); the bigger rounds of a
     longer horizon take the step of rounds of ROUND_ROWS (module notes:
     "Public step").
     """
-    return ROUND_ROWS * int(release_every)
+    return (CLASSIFIER_STEP_ROWS if classifier else ROUND_ROWS) * int(release_every)
 
 
 def _margins(X, W):

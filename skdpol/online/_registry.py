@@ -384,13 +384,32 @@ AUTO = {REGRESSOR: ("ftrl-momentum", "noisy-gd", "ftl", "ftl"),
 # pure DP. To go back to "ftrl" everywhere, set AUTO's classifier stream to "ftrl".
 AUTO_STREAM_FALLBACK = {CLASSIFIER: ("ftrl", LS_AUTO_MAX_FEATURES)}
 
+# ... and over a planned horizon of at least LARGE_HORIZON rows (public), the
+# stream of AUTO_LARGE_STREAM instead (with delta > 0: it was not measured
+# under pure DP). The classifier's "ls" sums a d x d Gram of every row, O(n d^2) against
+# SGD's O(n d): at d = 54 no shell makes it reach SGDClassifier's rows per
+# second (docs/benchmarks/speed_memory.md: its floor is ~0.84x); past
+# 100,000 rows "ftrl-momentum" in rounds of 500-1,000 rows runs at 1.2-1.6x
+# and scores at or above "ls" (docs/benchmarks/classifier_large.md:
+# generated rows of d = 10-200, short rows, a 12 % class, rows near one
+# direction, Adult and credit default drawn to 200,000 rows). Every real
+# table of the benchmarks is shorter: "ls" stays there (on credit default at
+# its 24,000 rows it beats "ftrl-momentum" by 0.012 AUC, docs/benchmarks/stream.md).
+LARGE_HORIZON = 100_000
+AUTO_LARGE_STREAM = {CLASSIFIER: "ftrl-momentum"}
 
-def auto_stream(estimator, n_features, calibration, pure=False):
+
+def auto_stream(estimator, n_features, calibration, pure=False, horizon=None):
     """The stream ``algorithm="auto"`` runs for ``estimator`` (a kind) on rows of
     ``n_features`` features (None: not known yet) under the noise
-    ``calibration``, with ``pure`` for ``delta=0``: public quantities only."""
+    ``calibration``, with ``pure`` for ``delta=0``, over a planned ``horizon``
+    of rows (None: open): public quantities only."""
     choice = AUTO[estimator]
     name = choice[3] if pure or calibration == "paper" else choice[0]
+    large = AUTO_LARGE_STREAM.get(estimator)
+    if (large is not None and horizon is not None and horizon >= LARGE_HORIZON
+            and not pure and calibration != "paper"):
+        name = large
     fallback = AUTO_STREAM_FALLBACK.get(estimator)
     if fallback is None:
         return name
