@@ -227,8 +227,15 @@ class AlgorithmBuilderMixin:
             # the automatic rounds of a horizon past 100,000 rows take the
             # step of rounds of 100 (of release_every x 100 in a stream), the
             # classifier's that of 600 (its losses' curvature is a quarter)
-            params["step_rows"] = momentum_step_rows(
-                getattr(self, "release_every", 1) if stream else 1, classifier=not regressor)
+            release_every = getattr(self, "release_every", 1) if stream else 1
+            params["step_rows"] = momentum_step_rows(release_every, classifier=not regressor)
+            if release_every > 1:
+                # release_every k rounds take k rounds' step, lr lambda up to 2k
+                # (3k for the classifier): capped after the noise scale at that
+                # of one round of the rule, as a set batch_size is (below).
+                # Rows near one direction diverged without the cap: R^2 -2 to
+                # -270 at epsilon = inf (docs/benchmarks/release_every.md)
+                params["stable_rows"] = momentum_step_rows(1, classifier=not regressor)
         elif momentum and regressor:
             # a set batch_size: heavy ball's step b / (50 s R~^2) (s the noise
             # rule's scale) is stable only up to b / s ~ 195 rows (_momentum

@@ -270,6 +270,10 @@ class _ScaledPrefixSum:
     def release(self):
         return self.inner.release() / self.k
 
+    @property
+    def sensitivity(self):  # of the leaves as fed here (the inner one's over k)
+        return self.inner.sensitivity / self.k
+
     def noise_std_at(self, times):
         return self.inner.noise_std_at(times) / self.k
 

@@ -108,7 +108,9 @@ stream they are less robust than rounds of 100 at epsilon = inf; at epsilon
 that ``batch_size="auto"`` takes past a 100,000-row horizon
 (:func:`momentum_round`) take the step of rounds of 100 rows: lr =
 min(b, 100) / (50 R~^2) (``step_rows`` = :func:`momentum_step_rows`;
-``release_every`` k scales both by k, as before). With its 1,000 such
+``release_every`` k scales both by k, and caps the step after the noise
+scale at one round's, ``stable_rows``: k rounds' step gave lr lambda up to
+2k, and rows near one direction diverged, docs/benchmarks/release_every.md). With its 1,000 such
 rounds (more past 1,000,000 rows) the stream still moves lr x rounds >=
 1,000 x 2 / R~^2: more than any real table's few hundred rounds of 100
 (the capped step needs enough

@@ -236,3 +236,25 @@ def test_rounds_completed_between_releases_are_not_published(kind):
                 assert est.privacy_spent_.releases == 0
     assert est.n_samples_learned_ == 600 and np.any(est.coef_)
     assert est.privacy_spent_.releases == 1
+
+
+def test_release_every_keeps_the_regressors_step_stable_on_rows_near_one_direction():
+    # release_every k takes rounds k times larger with k rounds' step, capped
+    # after the noise scale at one round's: at epsilon = inf (scale 1) on rows
+    # near one direction (lr lambda near its bound) an uncapped k = 2 gave R^2
+    # -2 to -32 on these streams, k = 4 -98 to -268
+    from sklearn.metrics import r2_score
+    rng = np.random.default_rng(0)
+    n, d = 20_000, 5
+    X = np.ones(d) / np.sqrt(d) + 0.05 * rng.standard_normal((n + 5_000, d))
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+    y = X @ np.full(d, 0.5) - 0.3 + 0.01 * rng.standard_normal(n + 5_000)
+    for k in (1, 2):
+        est = PrivateOnlineRegressor(epsilon=np.inf, data_norm=1.0, y_bound=2.0, horizon=n,
+                                     release_every=k, random_state=0)
+        for lo in range(0, n, 1_000):
+            est.partial_fit(X[lo:lo + 1_000], y[lo:lo + 1_000])
+        algo = est._stream.algorithm
+        # the step never passes one automatic round's (100 rows): lr R~^2 <= 2
+        assert algo.learning_rate * algo.row_bound**2 <= 100 / 50 + 1e-12
+        assert r2_score(y[n:], est.predict(X[n:])) > 0.5

@@ -400,3 +400,15 @@ def test_audit_of_the_whole_centred_stream(audit_runs, weakened_noise, monkeypat
     with weakened_noise(0.1):
         cut = run(epsilon_claimed=2.0)
     assert cut.refuted, cut
+
+
+def test_the_scaled_prefix_sum_states_its_leaves_sensitivity_and_noise_in_its_units():
+    from skdpol.mechanisms import BLTPrefixSum
+    from skdpol.online._centred import _ScaledPrefixSum
+    inner = BLTPrefixSum(dim=3, horizon=8, sensitivity=2.0, noise_multiplier=1.5,
+                         rng=np.random.default_rng(0))
+    scaled = _ScaledPrefixSum(inner, 4.0)
+    assert scaled.sensitivity == pytest.approx(0.5)
+    # the noise per unit of sensitivity is the inner mechanism's (a public ratio)
+    assert (scaled.noise_std_at(5) / scaled.sensitivity
+            == pytest.approx(inner.noise_std_at(5) / inner.sensitivity))
