@@ -57,9 +57,10 @@ def test_the_classifier_auto_stream_is_ls_not_momentum():
     (dict(horizon=100_000), 100, 100),  # every real table: today's rounds and step
     (dict(horizon=200_000), 200, 100),  # longer: 1,000 rounds, the step of 100 rows
     (dict(horizon=1_000_000), 1_000, 100),
-    (dict(horizon=200_000, release_every=2), 400, 200),  # k x the rule, k x its step
+    # k x the rule, k x its step, capped at one round's after the noise scale
+    (dict(horizon=200_000, release_every=2), 400, ("stable", 200)),
     # a set batch_size: its own step, capped at 100 rows' after the noise scale
-    (dict(horizon=200_000, batch_size=200), 200, "stable"),
+    (dict(horizon=200_000, batch_size=200), 200, ("stable", 200)),
 ])
 def test_auto_rounds_and_their_step(params, rows, step_rows):
     X, y, data_norm, y_bound = _regression(n=1_000)
@@ -72,8 +73,8 @@ def test_auto_rounds_and_their_step(params, rows, step_rows):
     # sqrt(1 + (r / 0.2)^2), r = d nu^2 / n; for an open horizon at the rounds
     # so far, at least 40: open_rule_rounds)
     scale = algo._noise_step_scale(algo.loss)
-    if step_rows == "stable":  # lr lambda <= 2 (the heavy ball's bound is 3.9)
-        assert algo.learning_rate == pytest.approx(min(rows / scale, 100) / (50 * 1.25))
+    if isinstance(step_rows, tuple):  # lr lambda <= 2 (the heavy ball's bound is 3.9)
+        assert algo.learning_rate == pytest.approx(min(step_rows[1] / scale, 100) / (50 * 1.25))
     else:
         assert algo.learning_rate == pytest.approx(step_rows / (50 * 1.25 * scale))
     if params.get("horizon") is None:  # 10 rounds: the rule of 40 rounds of 100 rows
