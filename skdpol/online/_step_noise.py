@@ -11,8 +11,10 @@ import math
 # the step's noise rule (noise_step_scale): the divisor grows like
 # sqrt(1 + (r / NOISE_RATIO_FREE)^2) in r = d nu^2 / n; the step is never cut
 # by more than to b / (NOISE_CAP nu R~^2); horizons of fewer than NOISE_MIN_ROUNDS rounds
-# (2 / (1 - beta): the heavy ball's transient) are left alone
+# (2 / (1 - beta): the heavy ball's transient) take max(1, r / SHORT_RATIO_FREE)
+# instead: left alone unless the noise swamps them
 NOISE_RATIO_FREE, NOISE_CAP, NOISE_MIN_ROUNDS = 0.2, 15.0, 40
+SHORT_RATIO_FREE = 1.0
 
 
 def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
@@ -66,10 +68,28 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       is not affected.
     * All of this is the steady state. Heavy ball with beta = 0.95 settles
       (underdamped) like beta^(t / 2), over ~2 / (1 - beta) = 40 rounds;
-      a stream of fewer rounds is still limited by that transient, not by
-      the noise, and a smaller step only slows it (measured on 600-1,000
-      rows of d = 4, 12-20 rounds, epsilon 0.5: R^2 0.55 -> 0.20 and
-      0.86 -> 0.50 with the cut; 40 rounds: 0.90 -> 0.96): no cut there.
+      a stream of fewer rounds is mostly limited by that transient, and a
+      smaller step only slows it (measured on 600-1,000 rows of d = 4,
+      12-20 rounds, epsilon 0.5: R^2 0.55 -> 0.20 and 0.86 -> 0.50 with
+      the cut; 40 rounds: 0.90 -> 0.96). So under NOISE_MIN_ROUNDS rounds
+      the steady-state rule is off, but not the noise: where r is past
+      SHORT_RATIO_FREE = 1 (five times the steady state's harmless ratio)
+      the released noise swamps what a transient can learn, and the
+      uncut step published models far below the zero model (R^2 -2.9 at
+      d = 20 over 1,000 rows in 20 rounds of 50 at epsilon 0.5, r = 6.5;
+      -8.3 at d = 50, r = 16). There the divisor grows like r /
+      SHORT_RATIO_FREE, uncapped (the step heads towards the zero model,
+      from which the stream starts, rather than below it). Measured
+      (docs/benchmarks/short_streams.md, 8 seeds of two kinds of generated
+      rows, 300 and 1,000 rows, epsilon 0.5 / 1 / 4): d = 20 and 50 from
+      medians of -0.1 to -8.6 to -0.2 to +0.09, at or above the zero
+      model on most seeds; d = 2-8 are untouched where r <= 1 (every
+      stream at epsilon 4, most at 1) and lose up to ~0.2 R^2 where r is
+      2-6 (d = 8 over 300-1,000 rows at epsilon 0.5: the cut slows a
+      transient that was still learning). The threshold was swept over 1,
+      2 and 3 and the growth r against r^2 (``bench_short_streams.py``):
+      2 and 3 left d = 20 over 1,000 rows at epsilon 0.5 at -0.4 / -0.7,
+      r^2 cost d = 8 more.
 
     * The two limits join in quadrature: scale = sqrt(1 + (r /
       NOISE_RATIO_FREE)^2), not max(1, r / NOISE_RATIO_FREE) (issue 31's
@@ -94,10 +114,10 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       level. The linear sum 1 + r / 0.2 cost wine 0.005-0.009 at epsilon
       1 and 2.
 
-    At r = 0 (any epsilon = inf stream), for an open horizon or under
-    NOISE_MIN_ROUNDS rounds the scale is 1 and the stream is unchanged (an
-    open stream reads this function at its rounds so far instead, from 40
-    on: :func:`open_rule_rounds`);
+    At r = 0 (any epsilon = inf stream), for an open horizon, or under
+    NOISE_MIN_ROUNDS rounds with r <= SHORT_RATIO_FREE, the scale is 1 and
+    the stream is unchanged (an open stream reads this function at its
+    rounds so far instead, from 40 on: :func:`open_rule_rounds`);
     where the cap binds (d = 1,000 at epsilon 1, r = 1.8) it is unchanged too.
 
     Privacy: the scale is a function of d, n, the rounds, epsilon, delta and
@@ -112,10 +132,16 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
     1.34
     >>> round(noise_step_scale(1001, 13.5, 100_000, 1000), 2)  # d = 1,000
     4.05
+    >>> round(noise_step_scale(21, 17.65, 1_000, 20), 2)  # d = 20, 20 rounds, epsilon 0.5
+    6.54
+    >>> noise_step_scale(5, 9.2, 1_000, 20)  # d = 4, 20 rounds, epsilon 1: r = 0.42
+    1.0
     """
-    if horizon_rows is None or not noise_ratio > 0 or n_rounds < NOISE_MIN_ROUNDS:
+    if horizon_rows is None or not noise_ratio > 0:
         return 1.0
     ratio = n_features * noise_ratio**2 / horizon_rows
+    if n_rounds < NOISE_MIN_ROUNDS:  # the transient (the docstring's "steady state")
+        return max(1.0, ratio / SHORT_RATIO_FREE)
     # the noise-free divisor (1) and the noise's (r / NOISE_RATIO_FREE) in
     # quadrature (the docstring's last point): each where the other is small
     cut = math.hypot(1.0, ratio / NOISE_RATIO_FREE)

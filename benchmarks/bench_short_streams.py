@@ -1,0 +1,233 @@
+"""Short known-horizon streams of the regressor's default ``"ftrl-momentum"``.
+
+Under ``NOISE_MIN_ROUNDS`` = 40 planned rounds the step's noise rule
+(:func:`skdpol.online._step_noise.noise_step_scale`) was off, and at d = 20-50
+over 300-1,000 rows (6-20 rounds of 50) one pass published models far below
+the zero model (R^2 -2.8 at d = 20, 1,000 rows, epsilon 0.5). This script
+compares step rules for those short streams on a grid of widths, horizons and
+epsilons (one pass in chunks of 100, ``horizon`` = the rows, delta 1e-6, R^2
+on 5,000 fresh rows) and on two kinds of generated rows:
+
+* ``wide-y``: N(0, I) rows, an intercept 1 and label noise 0.5, data_norm
+  2.5 sqrt(d), y_bound 3 ||w||_1 + 1 (``bench_open_horizon.py``'s rows: a
+  loose label bound, so the signal is ~0.4 / sqrt(d) of it);
+* ``unit``: N(0, I / d) rows, no intercept, label noise 0.1, bounds from the
+  generating distribution (``bench_speed_memory.py``'s rows: the signal is
+  ~1 / 5 of the label bound at every d).
+
+Variants (``--variants``) replace the step's scale of streams of fewer than
+40 planned rounds only (longer streams keep the shipped rule, unchanged):
+
+* ``before``: scale 1 under 40 rounds (the rule as it was, commit 1bcd9a0);
+* ``after``: the shipped rule, max(1, r / SHORT_RATIO_FREE), r = d nu^2 / n;
+* ``any``: the steady-state rule at any length (min(cut, cap));
+* ``swamp``: max(1, sqrt(r / 0.2)), the steady-state rule's swamped branch;
+* ``lin2`` / ``lin3``: max(1, r / 2), max(1, r / 3);
+* ``sq1``: max(1, r^2).
+
+Cells: median R^2 over the seeds, the share of seeds at or above the zero
+model (``>= 0``), and the median paired change against the first variant (``before``).
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_short_streams.py \\
+        --seeds 8 --out docs/benchmarks/short_streams.md
+"""
+
+import argparse
+import contextlib
+import math
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+from sklearn.metrics import r2_score
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine_lines  # noqa: E402
+
+import skdpol.online._momentum as momentum  # noqa: E402
+import skdpol.online._step_noise as step_noise  # noqa: E402
+from skdpol import PrivateOnlineRegressor  # noqa: E402
+
+SHIPPED = step_noise.noise_step_scale
+
+
+def _short(fn):
+    """A rule for streams under 40 planned rounds; the shipped one above."""
+    def rule(n_features, noise_ratio, horizon_rows, n_rounds, *, base_divisor=50.0):
+        if horizon_rows is None or not noise_ratio > 0 or n_rounds >= 40:
+            return SHIPPED(n_features, noise_ratio, horizon_rows, n_rounds,
+                           base_divisor=base_divisor)
+        r = n_features * noise_ratio**2 / horizon_rows
+        return max(1.0, fn(r, noise_ratio, n_features, horizon_rows, n_rounds))
+    return rule
+
+
+def _steady(r, nu, d, n, t):
+    """The steady-state rule at any length (its cut and cap)."""
+    cut = math.hypot(1.0, r / 0.2)
+    return min(cut, max(15.0 * nu / 50.0, math.sqrt(r / 0.2)))
+
+
+VARIANTS = {
+    "before": _short(lambda r, nu, d, n, t: 1.0),
+    "after": None,
+    "any": _short(_steady),
+    "swamp": _short(lambda r, nu, d, n, t: math.sqrt(r / 0.2)),
+    "lin2": _short(lambda r, nu, d, n, t: r / 2),
+    "lin3": _short(lambda r, nu, d, n, t: r / 3),
+    "sq1": _short(lambda r, nu, d, n, t: r * r),
+}
+
+
+@contextlib.contextmanager
+def variant(name):
+    rule = VARIANTS[name]
+    if rule is None:
+        yield
+        return
+    saved = momentum.noise_step_scale
+    momentum.noise_step_scale = rule
+    try:
+        yield
+    finally:
+        momentum.noise_step_scale = saved
+
+
+def rows(kind, n, d, seed):
+    """(X, y, X_test, y_test, data_norm, y_bound) of ``kind`` (module notes)."""
+    rng = np.random.default_rng(seed)
+    m = n + 5_000
+    if kind == "wide-y":
+        w = rng.normal(size=d)
+        X = rng.normal(size=(m, d))
+        y = X @ w + 1.0 + 0.5 * rng.normal(size=m)
+        data_norm, y_bound = float(np.sqrt(d) * 2.5), float(np.abs(w).sum() * 3 + 1)
+    else:
+        w = rng.standard_normal(d)
+        X = rng.standard_normal((m, d)) / np.sqrt(d)
+        y = X @ w + 0.1 * rng.standard_normal(m)
+        data_norm = float(np.sqrt(stats.chi2.ppf(1 - 1e-6, d) / d))
+        y_bound = float(5.0 * np.sqrt(w @ w / d + 0.01))
+    return X[:n], y[:n], X[n:], y[n:], data_norm, y_bound
+
+
+def one_pass(kind, n, d, seed, eps, name, chunk=100):
+    X, y, Xt, yt, data_norm, y_bound = rows(kind, n, d, seed)
+    with variant(name), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = PrivateOnlineRegressor(epsilon=eps, delta=1e-6, data_norm=data_norm,
+                                     y_bound=y_bound, horizon=n, random_state=seed)
+        for s in range(0, n, chunk):
+            est.partial_fit(X[s:s + chunk], y[s:s + chunk])
+    return r2_score(yt, est.predict(Xt)), r2_score(yt, np.zeros_like(yt))
+
+
+def grid(kinds, widths, horizons, epsilons, seeds, names):
+    lines = []
+    for kind in kinds:
+        lines += [f"## Rows `{kind}`", "",
+                  "| d | rows | epsilon | zero model | " + " | ".join(names) + " |",
+                  "|---|---|---|---|" + "---|" * len(names)]
+        for d in widths:
+            for n in horizons:
+                for eps in epsilons:
+                    res, zero = {}, None
+                    for name in names:
+                        out = np.array([one_pass(kind, n, d, s, eps, name) for s in seeds])
+                        res[name], zero = out[:, 0], out[:, 1]
+                    base = res[names[0]]
+                    cells = []
+                    for name in names:
+                        v = res[name]
+                        cell = f"{np.median(v):+.3f} ({np.mean(v >= zero):.2f})"
+                        if name != names[0]:
+                            cell += f" [{np.median(v - base):+.3f}]"
+                        cells.append(cell)
+                    lines.append(f"| {d} | {n:,} | {eps:g} | {np.median(zero):+.3f} | "
+                                 + " | ".join(cells) + " |")
+                    print(lines[-1], flush=True)
+        lines.append("")
+    return lines
+
+
+def tables_section(names, seeds, epsilons):
+    """King County and wine (``bench_stream.py``'s schemas, splits and chunks of
+    1,000; delta 1e-6), with and without ``horizon``: ``before`` against
+    ``after`` in the same run, and whether every published model is bit for
+    bit the same (the short rule never reads a stream of 40 rounds or more)."""
+    from bench_stream import _one_pass, _private, _score
+    from proto_streams import load_tables, split
+
+    from skdpol.datasets import data_home
+
+    tables = load_tables(names, data_home())
+    lines = ["## King County and wine (one pass, chunks of 1,000)", "",
+             "| table | horizon | epsilon | before | after | models equal |",
+             "|---|---|---|---|---|---|"]
+    for name, table in tables.items():
+        for horizon in (True, False):
+            for eps in epsilons:
+                res, same = {"before": [], "after": []}, True
+                for seed in seeds:
+                    Xtr, ytr, Xte, yte = split(table, seed)
+                    n = Xtr.shape[0]
+                    coefs = []
+                    for v in res:
+                        with variant(v), warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            est = _one_pass(_private(table, n, eps, seed,
+                                                     horizon=n if horizon else None),
+                                            table, Xtr, ytr)
+                        res[v].append(_score(table, est, Xte, yte))
+                        coefs.append(np.append(est.coef_, est.intercept_))
+                    same &= bool(np.array_equal(coefs[0], coefs[1]))
+                lines.append(f"| {name} | {'n' if horizon else 'None'} | {eps:g} | "
+                             f"{np.median(res['before']):.4f} | {np.median(res['after']):.4f} "
+                             f"| {'yes' if same else 'no'} |")
+                print(lines[-1], flush=True)
+    return lines + [""]
+
+
+def _list(text, kind=float):
+    return [kind(x) for x in text.split(",")]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, default=8)
+    p.add_argument("--kinds", default="wide-y,unit")
+    p.add_argument("--widths", default="2,4,8,20,50")
+    p.add_argument("--horizons", default="300,1000,3000,10000")
+    p.add_argument("--epsilons", default="0.5,1,4")
+    p.add_argument("--variants", default="before,after,any,lin2,sq1")
+    p.add_argument("--tables", default="", help="e.g. kc,wine: the real tables' section")
+    p.add_argument("--table-seeds", type=int, default=20)
+    p.add_argument("--out", type=Path)
+    a = p.parse_args()
+    names = a.variants.split(",")
+    t0 = time.perf_counter()
+    lines = []
+    if a.kinds:
+        lines += grid(a.kinds.split(","), _list(a.widths, int), _list(a.horizons, int),
+                      _list(a.epsilons), range(a.seeds), names)
+    if a.tables:
+        lines += tables_section(a.tables.split(","), range(a.table_seeds), [0.5, 1.0])
+    seconds = time.perf_counter() - t0
+    print(f"{seconds:.0f} s")
+    if a.out:
+        command = "python benchmarks/bench_short_streams.py " + " ".join(sys.argv[1:])
+        head = ["# Short known-horizon streams of the regressor's default stream", "",
+                f"`OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice {command}` ({seconds:.0f} s)",
+                "", *machine_lines(), "",
+                "One pass in chunks of 100, `horizon` = the rows, delta 1e-6, R^2 on 5,000 "
+                "fresh rows. Cells: median R^2 over the seeds, (the share of seeds at or "
+                "above the zero model), [the median paired change against `before`]. "
+                "Variants: the module docstring of `benchmarks/bench_short_streams.py`.", ""]
+        a.out.write_text("\n".join(head + lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
