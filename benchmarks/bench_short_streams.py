@@ -19,10 +19,12 @@ Variants (``--variants``) replace the step's scale of streams of fewer than
 40 planned rounds only (longer streams keep the shipped rule, unchanged):
 
 * ``before``: scale 1 under 40 rounds (the rule as it was, commit 1bcd9a0);
-* ``after``: the shipped rule, max(1, r / SHORT_RATIO_FREE), r = d nu^2 / n;
+* ``after``: the shipped rule, max(1, r T / SHORT_ROUND_RATIO) = max(1, d nu^2
+  / (20 b)), r = d nu^2 / n, T the planned rounds (a threshold on r of 20 /
+  T: 1 at 20 rounds, 3.3 at 6, 0.51 at 39);
 * ``any``: the steady-state rule at any length (min(cut, cap));
 * ``swamp``: max(1, sqrt(r / 0.2)), the steady-state rule's swamped branch;
-* ``lin2`` / ``lin3``: max(1, r / 2), max(1, r / 3);
+* ``lin1`` / ``lin2`` / ``lin3``: max(1, r / 1), max(1, r / 2), max(1, r / 3);
 * ``sq1``: max(1, r^2).
 
 Cells: median R^2 over the seeds, the share of seeds at or above the zero
@@ -76,6 +78,7 @@ VARIANTS = {
     "after": None,
     "any": _short(_steady),
     "swamp": _short(lambda r, nu, d, n, t: math.sqrt(r / 0.2)),
+    "lin1": _short(lambda r, nu, d, n, t: r),
     "lin2": _short(lambda r, nu, d, n, t: r / 2),
     "lin3": _short(lambda r, nu, d, n, t: r / 3),
     "sq1": _short(lambda r, nu, d, n, t: r * r),
@@ -200,9 +203,9 @@ def main():
     p.add_argument("--seeds", type=int, default=8)
     p.add_argument("--kinds", default="wide-y,unit")
     p.add_argument("--widths", default="2,4,8,20,50")
-    p.add_argument("--horizons", default="300,1000,3000,10000")
+    p.add_argument("--horizons", default="300,600,1000,1500,1950,3000,10000")
     p.add_argument("--epsilons", default="0.5,1,4")
-    p.add_argument("--variants", default="before,after,any,lin2,sq1")
+    p.add_argument("--variants", default="before,after,lin1,lin2,lin3,sq1,any")
     p.add_argument("--tables", default="", help="e.g. kc,wine: the real tables' section")
     p.add_argument("--table-seeds", type=int, default=20)
     p.add_argument("--out", type=Path)

@@ -11,10 +11,10 @@ import math
 # the step's noise rule (noise_step_scale): the divisor grows like
 # sqrt(1 + (r / NOISE_RATIO_FREE)^2) in r = d nu^2 / n; the step is never cut
 # by more than to b / (NOISE_CAP nu R~^2); horizons of fewer than NOISE_MIN_ROUNDS rounds
-# (2 / (1 - beta): the heavy ball's transient) take max(1, r / SHORT_RATIO_FREE)
-# instead: left alone unless the noise swamps them
+# (2 / (1 - beta): the heavy ball's transient) take max(1, r T / SHORT_ROUND_RATIO)
+# instead (T the planned rounds): left alone unless the noise swamps them
 NOISE_RATIO_FREE, NOISE_CAP, NOISE_MIN_ROUNDS = 0.2, 15.0, 40
-SHORT_RATIO_FREE = 1.0
+SHORT_ROUND_RATIO = 20.0
 
 
 def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
@@ -72,25 +72,30 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       smaller step only slows it (measured on 600-1,000 rows of d = 4,
       12-20 rounds, epsilon 0.5: R^2 0.55 -> 0.20 and 0.86 -> 0.50 with
       the cut; 40 rounds: 0.90 -> 0.96). So under NOISE_MIN_ROUNDS rounds
-      the steady-state rule is off, but not the noise: where r is past
-      SHORT_RATIO_FREE = 1 (five times the steady state's harmless ratio)
-      the released noise swamps what a transient can learn, and the
-      uncut step published models far below the zero model (R^2 -2.9 at
-      d = 20 over 1,000 rows in 20 rounds of 50 at epsilon 0.5, r = 6.5;
-      -8.3 at d = 50, r = 16). There the divisor grows like r /
-      SHORT_RATIO_FREE, uncapped (the step heads towards the zero model,
-      from which the stream starts, rather than below it). Measured
-      (docs/benchmarks/short_streams.md, 8 seeds of two kinds of generated
-      rows, 300 and 1,000 rows, epsilon 0.5 / 1 / 4): d = 20 and 50 from
-      medians of -0.1 to -8.6 to -0.2 to +0.09, at or above the zero
-      model on most seeds; d = 2-8 are untouched where r <= 1 (every
-      stream at epsilon 4, most at 1) and lose up to ~0.2 R^2 where r is
-      2-6 (d = 8 over 300-1,000 rows at epsilon 0.5: the cut slows a
-      transient that was still learning). The threshold was swept over 1,
-      2 and 3 and the growth r against r^2 (``bench_short_streams.py``):
-      2 and 3 left d = 20 over 1,000 rows at epsilon 0.5 at -0.4 / -0.7,
-      r^2 cost d = 8 more.
-
+      the steady-state rule is off, but not the noise: a short stream
+      learns in T < 40 steps, each on one round's b rows, so the noise
+      that counts is that of a round's rows, r T = d nu^2 / b, not that of
+      all n rows. Past r T = SHORT_ROUND_RATIO = 20 (r past 20 / T: 1 at
+      20 rounds, 3.3 at 6, 0.51 at 39, where the steady state's 0.2 takes
+      over) the released noise swamps what the transient can learn, and
+      the uncut step published models far below the zero model (R^2 -2.8
+      at d = 20 over 1,000 rows in 20 rounds of 50 at epsilon 0.5, r =
+      6.5; -7.9 at d = 50, r = 16; -4.7 at d = 20 over 1,950 rows). There
+      the divisor grows like r T / SHORT_ROUND_RATIO, uncapped (the step
+      heads towards the zero model, from which the stream starts, rather
+      than below it). Measured (docs/benchmarks/short_streams.md: 8 seeds
+      of two kinds of generated rows, d = 2-50, 300-1,950 rows, epsilon
+      0.5 / 1 / 4; ``benchmarks/bench_short_streams.py``): d = 20 and 50
+      from medians of -0.06 to -15 to -0.04 to +0.13, at or above the
+      zero model on most seeds in all but 3 of 48 cells; d = 2-8 are
+      untouched where r T <= 20 (every stream at epsilon 4, all but one
+      at 1) and move by -0.18 to +0.65 elsewhere (d = 8 over 600-1,000
+      rows at epsilon 0.5 lose 0.06-0.18: the cut slows a transient that
+      was still learning; near 40 rounds they gain). Against a threshold
+      on r alone (max(1, r / 1), r / 2, r / 3, r^2: the page's other
+      columns): r / 1 cost d = 4-8 up to 0.25 on 6-12 rounds and left
+      d = 20-50 below the zero model on most seeds near 40 rounds; r / 2
+      and r / 3 left d = 20-50 at epsilon 1 far below it.
     * The two limits join in quadrature: scale = sqrt(1 + (r /
       NOISE_RATIO_FREE)^2), not max(1, r / NOISE_RATIO_FREE) (issue 31's
       bar: one pass at epsilon 1 against ``fit`` at epsilon 0.5). The
@@ -115,7 +120,7 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       1 and 2.
 
     At r = 0 (any epsilon = inf stream), for an open horizon, or under
-    NOISE_MIN_ROUNDS rounds with r <= SHORT_RATIO_FREE, the scale is 1 and
+    NOISE_MIN_ROUNDS rounds with r T <= SHORT_ROUND_RATIO, the scale is 1 and
     the stream is unchanged (an open stream reads this function at its
     rounds so far instead, from 40 on: :func:`open_rule_rounds`);
     where the cap binds (d = 1,000 at epsilon 1, r = 1.8) it is unchanged too.
@@ -134,14 +139,14 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
     4.05
     >>> round(noise_step_scale(21, 17.65, 1_000, 20), 2)  # d = 20, 20 rounds, epsilon 0.5
     6.54
-    >>> noise_step_scale(5, 9.2, 1_000, 20)  # d = 4, 20 rounds, epsilon 1: r = 0.42
+    >>> noise_step_scale(5, 9.2, 1_000, 20)  # d = 4, 20 rounds, epsilon 1: r T = 8.5
     1.0
     """
     if horizon_rows is None or not noise_ratio > 0:
         return 1.0
     ratio = n_features * noise_ratio**2 / horizon_rows
     if n_rounds < NOISE_MIN_ROUNDS:  # the transient (the docstring's "steady state")
-        return max(1.0, ratio / SHORT_RATIO_FREE)
+        return max(1.0, ratio * n_rounds / SHORT_ROUND_RATIO)
     # the noise-free divisor (1) and the noise's (r / NOISE_RATIO_FREE) in
     # quadrature (the docstring's last point): each where the other is small
     cut = math.hypot(1.0, ratio / NOISE_RATIO_FREE)
