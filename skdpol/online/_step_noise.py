@@ -85,17 +85,17 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       heads towards the zero model, from which the stream starts, rather
       than below it). Measured (docs/benchmarks/short_streams.md: 8 seeds
       of two kinds of generated rows, d = 2-50, 300-1,950 rows, epsilon
-      0.5 / 1 / 4; ``benchmarks/bench_short_streams.py``): d = 20 and 50
-      from medians of -0.06 to -15 to -0.04 to +0.13, at or above the
-      zero model on most seeds in all but 3 of 48 cells; d = 2-8 are
-      untouched where r T <= 20 (every stream at epsilon 4, all but one
-      at 1) and move by -0.18 to +0.65 elsewhere (d = 8 over 600-1,000
-      rows at epsilon 0.5 lose 0.06-0.18: the cut slows a transient that
-      was still learning; near 40 rounds they gain). Against a threshold
-      on r alone (max(1, r / 1), r / 2, r / 3, r^2: the page's other
-      columns): r / 1 cost d = 4-8 up to 0.25 on 6-12 rounds and left
-      d = 20-50 below the zero model on most seeds near 40 rounds; r / 2
-      and r / 3 left d = 20-50 at epsilon 1 far below it.
+      0.5 / 1 / 4; ``benchmarks/bench_short_streams.py``): at d = 20 and
+      50 the worst median R^2 goes from -15.4 to -0.06, and the stream is
+      at or above the zero model on most seeds in 58 of 60 cells (31
+      before); d = 2-8 are untouched where r T <= 20 (every stream at
+      epsilon 1 and 4) and move by -0.18 to +0.65 at epsilon 0.5 (d = 8
+      over 600-1,000 rows lose 0.03-0.18, d = 4 at most 0.02: the cut
+      slows a transient that was still learning; near 40 rounds they
+      gain). Thresholds on r alone (the page's other columns): r / 1 left
+      5 cells of d = 20-50 below the zero model on most seeds and cost d
+      = 2-8 up to 0.35 on 6-12 rounds; r / 2 and r / 3 left 14 and 16;
+      r^2 none, but cost d = 2-8 up to 0.60.
     * The two limits join in quadrature: scale = sqrt(1 + (r /
       NOISE_RATIO_FREE)^2), not max(1, r / NOISE_RATIO_FREE) (issue 31's
       bar: one pass at epsilon 1 against ``fit`` at epsilon 0.5). The
