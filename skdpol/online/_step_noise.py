@@ -90,9 +90,9 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       at or above the zero model on most seeds in 58 of 60 cells (31
       before); d = 2-8 are untouched where r T <= 20 (every stream at
       epsilon 1 and 4) and move by -0.18 to +0.65 at epsilon 0.5 (d = 8
-      over 600-1,000 rows lose 0.03-0.18, d = 4 at most 0.02: the cut
-      slows a transient that was still learning; near 40 rounds they
-      gain). Thresholds on r alone (the page's other columns): r / 1 left
+      over 300-1,000 rows lose 0.03-0.18 in 4 of 10 cells, d = 4 at most
+      0.02: the cut slows a transient that was still learning; near 40
+      rounds they gain). Thresholds on r alone (the page's other columns): r / 1 left
       5 cells of d = 20-50 below the zero model on most seeds and cost d
       = 2-8 up to 0.35 on 6-12 rounds; r / 2 and r / 3 left 14 and 16;
       r^2 none, but cost d = 2-8 up to 0.60.
