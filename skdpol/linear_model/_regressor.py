@@ -94,8 +94,10 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     algorithm : {{"auto", "ftl", "noisy-gd", "ftrl-momentum", "ftrl", "ftal", \
 "igd", "giga", "mi-ogd"}}, default="auto"
         ``"auto"``: ``"ftrl-momentum"`` for ``partial_fit`` streams and
-        ``"noisy-gd"`` for ``fit``; ``"ftl"`` for both when ``delta=0`` or
-        ``noise_calibration="paper"``. The resolved name is ``algorithm_``.
+        ``"noisy-gd"`` for ``fit``; with ``delta=0`` ``"ftrl-momentum"``
+        (the tree with Laplace nodes) for streams and ``"ftl"`` for ``fit``;
+        ``"ftl"`` for both with ``noise_calibration="paper"``. The resolved
+        name is ``algorithm_``.
         ``"ftrl-momentum"``: DP-FTRL (gradient prefix sums through the BLT or
         the tree) with heavy-ball momentum 0.95 and averaging on the Huber
         loss (residuals clipped at ``residual_bound``); rounds of 100 rows

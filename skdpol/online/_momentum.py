@@ -58,9 +58,12 @@ scale-free: unit space already divides rows by ``data_norm`` and labels by
 loss with a known horizon the divisor grows with the public noise-to-signal
 ratio r = d nu^2 / n (:func:`noise_step_scale`: d the width, nu the last
 release's noise in units of the leaf sensitivity, n the planned rows), like
-50 sqrt(1 + (r / 0.2)^2): 50 at epsilon = inf and for horizons of fewer
-than 40 rounds, 67 for King County at epsilon 1 (r = 0.17), 108 for wine
-(r = 0.38). A function of public quantities only, so still post-processing.
+50 sqrt(1 + (r / 0.2)^2): 50 at epsilon = inf, 67 for King County at
+epsilon 1 (r = 0.17), 108 for wine (r = 0.38). A horizon of T < 40 rounds
+(the heavy ball's transient) keeps 50 unless one round's noise ratio r T
+passes 20, where it takes 50 r T / 20 (short noisy streams: d = 20 over
+1,000 rows at epsilon 0.5 published R^2 -2.8 with 50). A function of public
+quantities only, so still post-processing.
 
 **Open horizon** (``horizon=None``). There is no planned n, so round t takes
 the rule of a stream planned to end at T = max(t, 40) rounds

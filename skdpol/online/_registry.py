@@ -377,6 +377,20 @@ ALGORITHMS = {spec.name: spec for spec in (
 AUTO = {REGRESSOR: ("ftrl-momentum", "noisy-gd", "ftl", "ftl"),
         CLASSIFIER: ("ls", "noisy-gd", "igd", "ls")}
 
+# the stream of "auto" under pure DP (delta = 0) with the tight calibration,
+# where it is not AUTO's pure-or-paper stream. The regressor's is
+# "ftrl-momentum" (its tree takes Laplace nodes, an existing mechanism): PQFTL's
+# leaf holds the d (d + 1) / 2 + d coordinates of (V, u), and pure-DP noise per
+# coordinate grows with their number (L2-Laplace ~ sqrt(k) x the leaf
+# sensitivity; the discrete sampler's per-coordinate Laplace on the L1 bound
+# sqrt(2 k) x), where the Gaussian's does not; its ridge release then fails
+# shrink_ridge's test and publishes the zero model (King County, wine and
+# bench_noise.py's d = 10 stream, epsilon 0.5-4: R^2 below 0 on every seed),
+# while the first-order leaf has d + 1 coordinates and learns
+# (docs/benchmarks/pure_stream.md). The paper calibration keeps PQFTL (not
+# defined for "ftrl-momentum").
+PURE_STREAM = {REGRESSOR: "ftrl-momentum"}
+
 # the stream of "auto" where AUTO's is not defined or too wide: (name, most
 # features a sufficient-statistic AUTO stream takes, or None). The classifier's "ls" has no paper
 # calibration and keeps d x d sums (LS_AUTO_MAX_FEATURES): above that width
@@ -405,6 +419,8 @@ def auto_stream(estimator, n_features, calibration, pure=False, horizon=None):
     ``calibration``, with ``pure`` for ``delta=0``, over a planned ``horizon``
     of rows (None: open): public quantities only."""
     choice = AUTO[estimator]
+    if pure and calibration != "paper" and estimator in PURE_STREAM:
+        return PURE_STREAM[estimator]
     name = choice[3] if pure or calibration == "paper" else choice[0]
     large = AUTO_LARGE_STREAM.get(estimator)
     if (large is not None and horizon is not None and horizon >= LARGE_HORIZON

@@ -11,8 +11,10 @@ import math
 # the step's noise rule (noise_step_scale): the divisor grows like
 # sqrt(1 + (r / NOISE_RATIO_FREE)^2) in r = d nu^2 / n; the step is never cut
 # by more than to b / (NOISE_CAP nu R~^2); horizons of fewer than NOISE_MIN_ROUNDS rounds
-# (2 / (1 - beta): the heavy ball's transient) are left alone
+# (2 / (1 - beta): the heavy ball's transient) take max(1, r T / SHORT_ROUND_RATIO)
+# instead (T the planned rounds): left alone unless the noise swamps them
 NOISE_RATIO_FREE, NOISE_CAP, NOISE_MIN_ROUNDS = 0.2, 15.0, 40
+SHORT_ROUND_RATIO = 20.0
 
 
 def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
@@ -66,11 +68,39 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       is not affected.
     * All of this is the steady state. Heavy ball with beta = 0.95 settles
       (underdamped) like beta^(t / 2), over ~2 / (1 - beta) = 40 rounds;
-      a stream of fewer rounds is still limited by that transient, not by
-      the noise, and a smaller step only slows it (measured on 600-1,000
-      rows of d = 4, 12-20 rounds, epsilon 0.5: R^2 0.55 -> 0.20 and
-      0.86 -> 0.50 with the cut; 40 rounds: 0.90 -> 0.96): no cut there.
-
+      a stream of fewer rounds is mostly limited by that transient, and a
+      smaller step only slows it (measured on 600-1,000 rows of d = 4,
+      12-20 rounds, epsilon 0.5: R^2 0.55 -> 0.20 and 0.86 -> 0.50 with
+      the cut; 40 rounds: 0.90 -> 0.96). So under NOISE_MIN_ROUNDS rounds
+      the steady-state rule is off, but not the noise: a short stream
+      learns in T < 40 steps, each on one round's b rows, so the noise
+      that counts is that of a round's rows, r T = d nu^2 / b, not that of
+      all n rows. Past r T = SHORT_ROUND_RATIO = 20 (r past 20 / T: 1 at
+      20 rounds, 3.3 at 6, 0.51 at 39, where the steady state's 0.2 takes
+      over) the released noise swamps what the transient can learn, and
+      the uncut step published models far below the zero model (R^2 -2.8
+      at d = 20 over 1,000 rows in 20 rounds of 50 at epsilon 0.5, r =
+      6.5; -7.9 at d = 50, r = 16; -4.7 at d = 20 over 1,950 rows). There
+      the divisor grows like r T / SHORT_ROUND_RATIO, uncapped (the step
+      heads towards the zero model, from which the stream starts, rather
+      than below it). Measured (docs/benchmarks/short_streams.md: 8 seeds
+      of two kinds of generated rows, d = 2-50, 300-1,950 rows, epsilon
+      0.5 / 1 / 4; ``benchmarks/bench_short_streams.py``): at d = 20 and
+      50 the worst median R^2 goes from -15.4 to -0.06, and the stream is
+      at or above the zero model on most seeds in 58 of 60 cells (31
+      before); d = 2-8 are untouched where r T <= 20 (every stream at
+      epsilon 1 and 4) and move by -0.18 to +0.65 at epsilon 0.5 (d = 8
+      over 300-1,000 rows lose 0.03-0.18 in 4 of 10 cells, d = 4 at most
+      0.02: the cut slows a transient that was still learning; near 40
+      rounds they gain). The one short real table of the benchmarks,
+      diabetes in ``bench_utility.py`` (353 rows, 8 rounds), loses at
+      epsilon 0.5 (r T = 41: R^2 0.076 -> -0.011, its zero model -0.19)
+      and is unchanged at 1 and 2. SHORT_ROUND_RATIO 30 / 40 instead of 20
+      leave 11 / 16 cells of d = 20-50 below the zero model on most seeds
+      (all with a loose label bound), cost d = 2-8 at most 0.09 / 0.03 and
+      diabetes 0.05 / 0.00; thresholds on r alone: r / 1 left 5 cells and
+      cost d = 2-8 up to 0.35, r / 2 and r / 3 left 14 and 16, r^2 none
+      but cost up to 0.60.
     * The two limits join in quadrature: scale = sqrt(1 + (r /
       NOISE_RATIO_FREE)^2), not max(1, r / NOISE_RATIO_FREE) (issue 31's
       bar: one pass at epsilon 1 against ``fit`` at epsilon 0.5). The
@@ -94,10 +124,10 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
       level. The linear sum 1 + r / 0.2 cost wine 0.005-0.009 at epsilon
       1 and 2.
 
-    At r = 0 (any epsilon = inf stream), for an open horizon or under
-    NOISE_MIN_ROUNDS rounds the scale is 1 and the stream is unchanged (an
-    open stream reads this function at its rounds so far instead, from 40
-    on: :func:`open_rule_rounds`);
+    At r = 0 (any epsilon = inf stream), for an open horizon, or under
+    NOISE_MIN_ROUNDS rounds with r T <= SHORT_ROUND_RATIO, the scale is 1 and
+    the stream is unchanged (an open stream reads this function at its
+    rounds so far instead, from 40 on: :func:`open_rule_rounds`);
     where the cap binds (d = 1,000 at epsilon 1, r = 1.8) it is unchanged too.
 
     Privacy: the scale is a function of d, n, the rounds, epsilon, delta and
@@ -112,10 +142,16 @@ def noise_step_scale(n_features, noise_ratio, horizon_rows, n_rounds, *,
     1.34
     >>> round(noise_step_scale(1001, 13.5, 100_000, 1000), 2)  # d = 1,000
     4.05
+    >>> round(noise_step_scale(21, 17.65, 1_000, 20), 2)  # d = 20, 20 rounds, epsilon 0.5
+    6.54
+    >>> noise_step_scale(5, 9.2, 1_000, 20)  # d = 4, 20 rounds, epsilon 1: r T = 8.5
+    1.0
     """
-    if horizon_rows is None or not noise_ratio > 0 or n_rounds < NOISE_MIN_ROUNDS:
+    if horizon_rows is None or not noise_ratio > 0:
         return 1.0
     ratio = n_features * noise_ratio**2 / horizon_rows
+    if n_rounds < NOISE_MIN_ROUNDS:  # the transient (the docstring's "steady state")
+        return max(1.0, ratio * n_rounds / SHORT_ROUND_RATIO)
     # the noise-free divisor (1) and the noise's (r / NOISE_RATIO_FREE) in
     # quadrature (the docstring's last point): each where the other is small
     cut = math.hypot(1.0, ratio / NOISE_RATIO_FREE)

@@ -32,10 +32,11 @@ CASES = ["one release", pytest.param("fit", marks=pytest.mark.slow),
          pytest.param("continual release", marks=pytest.mark.slow)]
 
 
-def _audit(audit_runs, algorithm, method="partial_fit", n=1, chunks=None, open_horizon=False):
+def _audit(audit_runs, algorithm, method="partial_fit", n=1, chunks=None, open_horizon=False,
+           delta=DELTA):
     X, y = np.zeros((n, 2)), np.zeros(n)
     X[0, 0], y[0] = 1.0, -1.0
-    params = dict(epsilon=EPSILON, delta=DELTA, data_norm=1.0, y_bound=1.0,
+    params = dict(epsilon=EPSILON, delta=delta, data_norm=1.0, y_bound=1.0,
                   residual_bound=1.0, batch_size=1, horizon=None if open_horizon else n,
                   fit_intercept=False, algorithm=algorithm)
     return lambda **kw: audit_estimator(
@@ -44,17 +45,18 @@ def _audit(audit_runs, algorithm, method="partial_fit", n=1, chunks=None, open_h
 
 
 def check_audit(case, audit_runs, weakened_noise, *, stream_algorithm, fit_algorithm,
-                open_horizon=False):
+                open_horizon=False, delta=DELTA):
     """Not refuted honestly; refuted with a tenth of the calibrated noise.
     ``open_horizon``: the streams run with ``horizon=None`` (the open BLT,
-    and for ftrl-momentum the open step rule)."""
+    and for ftrl-momentum the open step rule); ``delta=0``: pure DP (the
+    tree with Laplace nodes)."""
     if case == "one release":
-        run = _audit(audit_runs, stream_algorithm, open_horizon=open_horizon)
+        run = _audit(audit_runs, stream_algorithm, open_horizon=open_horizon, delta=delta)
     elif case == "fit":
-        run = _audit(audit_runs, fit_algorithm, method="fit")
+        run = _audit(audit_runs, fit_algorithm, method="fit", delta=delta)
     else:
         run = _audit(audit_runs, stream_algorithm, n=8, chunks=[1, 1, 2, 4],
-                     open_horizon=open_horizon)
+                     open_horizon=open_horizon, delta=delta)
     honest = run()
     assert honest.epsilon_claimed <= EPSILON + 1e-9
     assert not honest.refuted, honest

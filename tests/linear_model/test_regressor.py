@@ -341,9 +341,14 @@ def test_paper_calibration_warns_when_the_seed_formula_overspends(stream):
 def test_non_private_reference_works_with_delta_zero(stream):
     X, y = stream
     a = PrivateOnlineRegressor(epsilon=np.inf, delta=0.0, **BOUNDS).fit(X, y)
-    b = PrivateOnlineRegressor(epsilon=np.inf, delta=0.0, **BOUNDS).partial_fit(X, y)
+    # fit's pure-DP default is PQFTL; the stream's is "ftrl-momentum" (PURE_STREAM)
+    b = PrivateOnlineRegressor(epsilon=np.inf, delta=0.0, algorithm="ftl", **BOUNDS)
+    b.partial_fit(X, y)
     assert np.allclose(a.coef_, b.coef_)
     assert a.privacy_spent_.epsilon == np.inf
+    c = PrivateOnlineRegressor(epsilon=np.inf, delta=0.0, **BOUNDS).partial_fit(X, y)
+    assert c.algorithm_ == "ftrl-momentum" and c.privacy_spent_.epsilon == np.inf
+    assert c.score(X, y) > 0.9
 
 
 def test_progressive_predict_can_return_the_published_models(stream):

@@ -144,12 +144,21 @@ def test_noise_step_scale_joins_its_two_limits_in_quadrature():
             assert s == pytest.approx(old)
 
 
-def test_noise_step_scale_is_inert_for_short_horizons():
-    # under 40 rounds (the heavy ball's transient) the stream is left alone,
-    # whatever the ratio; from 40 rounds on the rule applies
-    assert noise_step_scale(5, 9.0, 600, 12) == 1.0
-    assert noise_step_scale(5, 9.0, 1_950, 39) == 1.0
+def test_noise_step_scale_of_short_horizons_cuts_only_swamped_streams():
+    # under 40 rounds (the heavy ball's transient) the stream is left alone
+    # while r T = d nu^2 / b <= SHORT_ROUND_RATIO = 20 (r = d nu^2 / n, T the
+    # planned rounds); from 40 rounds on the steady-state rule applies
+    assert noise_step_scale(5, 9.0, 600, 12) == 1.0  # r T = 8.1
+    assert noise_step_scale(5, 9.0, 1_950, 39) == 1.0  # r T = 8.1
     assert noise_step_scale(5, 20.0, 2_000, 40) > 1.0
+    # past it the divisor grows like r T / 20, uncapped (d = 20 over 1,000
+    # rows in 20 rounds at epsilon 0.5: r = 6.5, R^2 -2.8 with the full step)
+    assert noise_step_scale(21, 17.65, 1_000, 20) == pytest.approx(21 * 17.65**2 / 1_000)
+    assert noise_step_scale(51, 17.65, 1_000, 20) == pytest.approx(51 * 17.65**2 / 1_000)
+    assert noise_step_scale(5, 20.0, 2_000, 39) == pytest.approx(39 / 20)  # r = 1
+    assert noise_step_scale(5, 20.0, 2_000, 20) == 1.0  # r T = 20: not past it
+    # a threshold on r of 20 / T: few rounds tolerate more noise
+    assert noise_step_scale(21, 14.3, 300, 6) == pytest.approx(21 * 14.3**2 / 300 * 6 / 20)
 
 
 def test_noise_step_scale_grows_with_the_ratio_up_to_its_cap():
