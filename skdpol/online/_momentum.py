@@ -331,6 +331,11 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         (:mod:`._centred`) keeps the step of today's rows.
     """
 
+    # a round reads its rows only through _margins and _gradient_sum (matvec /
+    # rmatvec on lazy rows): sparse chunks come as SparseUnitRows, uncopied
+    # (UnitSpace.lazy_rows); the centred subclass reads them itself and says no
+    sparse_blocks = True
+
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=None,
                  constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None, stable_rows=None,
