@@ -348,6 +348,12 @@ class BLTPrefixSum(_LeafByLeaf):
         """The private prefix sum of all leaves added so far."""
         return self._released.copy()
 
+    def shared_release(self):
+        """:meth:`release` without the copy, for a caller that never writes it
+        (a round algorithm's post-processing): each step replaces the array,
+        never writes it in place, so it stays the value of its step."""
+        return self._released
+
     def noise_std_at(self, times):
         """Per-coordinate std of the prefix-sum noise after each of ``times`` leaves."""
         times = np.atleast_1d(np.asarray(times, dtype=np.int64))

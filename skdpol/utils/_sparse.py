@@ -348,8 +348,11 @@ class SparseUnitRows:
             return np.zeros(r.shape[1:])
         return 0.0 + np.add.accumulate(self.const * r, axis=0)[-1]
 
-    def matvec(self, w):
-        """``rows @ w`` for a vector w of length ``shape[1]``."""
+    takes_last = True  # matvec / matmul take the constant column's weights apart
+
+    def matvec(self, w, last=None):
+        """``rows @ w`` for a vector w of length ``shape[1]`` (``last``: the
+        constant column's weight in place of ``w[-1]``)."""
         d, n = self.width, self.hi - self.lo
         x = w[:d]
         if self._direct(x) and x.flags.c_contiguous:
@@ -359,7 +362,7 @@ class SparseUnitRows:
         else:
             s = np.asarray(self._features() @ x, dtype=np.float64)
         if self.const is not None:
-            s += self.const * w[d]
+            s += self.const * (w[d] if last is None else last)
         return s
 
     def rmatvec(self, r):
@@ -376,8 +379,9 @@ class SparseUnitRows:
             g[d] = self._last(r)
         return g
 
-    def matmul(self, W):
-        """``rows @ W`` for W of shape (``shape[1]``, k)."""
+    def matmul(self, W, last=None):
+        """``rows @ W`` for W of shape (``shape[1]``, k) (``last``: the
+        constant column's weights (k,) in place of ``W[-1]``)."""
         d, n, k = self.width, self.hi - self.lo, W.shape[1]
         x = np.ascontiguousarray(W[:d], dtype=np.float64)
         if self._direct(x):
@@ -387,7 +391,7 @@ class SparseUnitRows:
         else:
             S = np.asarray(self._features() @ x, dtype=np.float64)
         if self.const is not None:
-            S += self.const * W[d]
+            S += self.const * (W[d] if last is None else last)
         return S
 
     def rmatmul(self, R):

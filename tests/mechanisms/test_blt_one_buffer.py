@@ -38,3 +38,15 @@ def test_one_buffer_product_releases_the_summed_steps(dim, zero_noise, monkeypat
     assert got.tobytes() == want.tobytes()
     if zero_noise:
         assert (got == 0).any()  # zeros were released: their signs were compared too
+
+
+def test_shared_release_is_the_release_and_stays_its_steps():
+    blt = BLTPrefixSum(dim=6, sensitivity=2.0, noise_multiplier=0.8, horizon=5,
+                       rng=np.random.default_rng(4), buffers=1)
+    blt.add(np.ones(6), 1)
+    first = blt.shared_release()
+    kept = first.copy()
+    assert first.tobytes() == blt.release().tobytes()
+    blt.add(np.ones(6), 1)  # the next step replaces the array, never writes it
+    assert first.tobytes() == kept.tobytes()
+    assert blt.shared_release().tobytes() == blt.release().tobytes()

@@ -88,3 +88,16 @@ def test_only_contiguous_slices():
         lazy[3]
     assert isinstance(lazy[2:5], SparseUnitRows) and lazy[2:5].shape == (3, 5)
     assert lazy[8:3].shape == (0, 5)
+
+
+@pytest.mark.parametrize("n, d, density", CASES[:4])
+def test_last_weights_replace_the_constant_columns(n, d, density):
+    X = _csr(n, d, density)
+    lazy, full = sparse_lazy_rows(X, 0.7, 1.0), sparse_unit_rows(X, 0.7, 1.0)
+    rng = np.random.default_rng(2)
+    w, W = rng.normal(size=d + 1), rng.normal(size=(d + 1, 2))
+    last, lasts = rng.normal(), rng.normal(size=2)
+    w2, W2 = w.copy(), W.copy()
+    w2[-1], W2[-1] = last, lasts
+    assert _bytes(lazy.matvec(w, last=last)) == _bytes(full @ w2)
+    assert _bytes(lazy.matmul(W, last=lasts)) == _bytes(full @ W2)
