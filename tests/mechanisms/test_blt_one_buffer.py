@@ -50,3 +50,15 @@ def test_shared_release_is_the_release_and_stays_its_steps():
     blt.add(np.ones(6), 1)  # the next step replaces the array, never writes it
     assert first.tobytes() == kept.tobytes()
     assert blt.shared_release().tobytes() == blt.release().tobytes()
+
+
+def test_the_noiseless_trees_shared_release_is_its_release():
+    # signed zeros in the leaves: the exact total never holds a -0.0
+    from skdpol.mechanisms import PrivatePrefixSum
+    tree = PrivatePrefixSum(dim=5, sensitivity=2.0, noise_multiplier=0.0, horizon=8,
+                            rng=np.random.default_rng(0))
+    for leaf in ([-0.0, 1.0, -0.0, 0.0, -1.0], [-0.0, -1.0, 0.0, -0.0, 1.0], [-0.0] * 5):
+        tree.add(np.array(leaf), 1)
+        shared = tree.shared_release()
+        assert shared.tobytes() == tree.release().tobytes()
+        assert not np.signbit(shared[shared == 0]).any()
