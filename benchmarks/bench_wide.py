@@ -342,7 +342,16 @@ def main():
         "of ~60-110 ms (SGD's 30-55) with ~45 ms of it fixed by the noise: "
         "with the draws unchanged bit for bit (the same Philox words in passes "
         "of 16,384: the pass size and the generator set the draws), what is "
-        "left to cut is the shell's few ms a call.",
+        "left to cut is the shell's few ms a call. The Acceptance table's "
+        "ratio moves with SGD's own rate in the run: over this version's runs "
+        "SGD took 1.6-2.7M rows per CPU second (up to 3.6M in the same day's "
+        "runs of main), and epsilon 1 read 0.43-0.60 where SGD ran at "
+        "1.6-1.7M, 0.32-0.48 where it ran at 2.1-2.7M: the epsilon = 1 target "
+        "is met in some runs, not in all; epsilon = inf read 0.51-1.08 (0.5x "
+        "or more in every run). One-time costs fall on seed 0's first stream "
+        "(epsilon 1): the exact sampler's 2^16-entry exp table, built in a "
+        "Python loop (~25 ms), and dp-accounting's calibration and first "
+        "conversions, once per process.",
         "* **The regressor** (`ftrl-momentum` at every width): at d = 1,000 its step "
         "shrinks with the public ratio r = d nu^2 / n (`online._step_noise`; nu the "
         "released noise over the leaf sensitivity, n the horizon; inert below r = 0.2), "
