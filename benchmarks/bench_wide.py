@@ -346,7 +346,7 @@ def main():
         "ratio moves with SGD's own rate in the run: over this version's runs "
         "SGD took 1.6-2.7M rows per CPU second (up to 3.6M in the same day's "
         "runs of main), and epsilon 1 read 0.43-0.60 where SGD ran at "
-        "1.6-1.7M, 0.32-0.48 where it ran at 2.1-2.7M: the epsilon = 1 target "
+        "1.6-1.8M, 0.31-0.48 where it ran at 2.1-2.7M: the epsilon = 1 target "
         "is met in some runs, not in all; epsilon = inf read 0.51-1.08 (0.5x "
         "or more in every run). One-time costs fall on seed 0's first stream "
         "(epsilon 1): the exact sampler's 2^16-entry exp table, built in a "
