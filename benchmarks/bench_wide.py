@@ -11,6 +11,8 @@ defaults (sparse CSR into the model) against the same pipeline made dense.
 Usage::
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_wide.py [--rows N] [--seeds K]
+
+(the checkout's own skdpol is imported, ``_common``, whatever is installed).
 """
 
 import argparse
@@ -24,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.linear_model import SGDClassifier, SGDRegressor
 
+from _common import REPO  # noqa: F401  (puts this checkout first on sys.path)
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -292,7 +295,8 @@ def main():
         "runs of the same code (issue 32's epsilon = 1 session), which moves every "
         "ratio; the `rate` column compares the private stream across runs and pages.",
         "* **Where the time goes** (CPU time, 2^17, 100,000 rows, a warm process; "
-        "each part timed on its own over the stream, best of 9 passes). "
+        "each part timed on its own over the stream, best of 9 passes: "
+        "`benchmarks/profile_wide_stream.py`). "
         "**epsilon = inf** (tree, 50 rounds of 2,000): ~57-65 ms a pass: the "
         "rounds' full-length vector operations (momentum, averaging, the tree's "
         "add and release: ~11 a round, ~25 ms), the rounds' two sparse products "
