@@ -310,7 +310,8 @@ class GradientStream(StreamState):
         if how == "copy":
             rows = units.rows(X)
         elif how == "lazy":
-            rows = units.lazy_rows(X)
+            rows = units.lazy_rows(
+                X, sparse_blocks=getattr(self.algorithm, "sparse_blocks", False))
         else:
             rows = X
         labels = units.labels(y)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..utils import clip_labels, clip_rows_in_place
-from ..utils import issparse, sparse_unit_rows
+from ..utils import issparse, sparse_lazy_rows, sparse_unit_rows
 from ._rows import unit_rows
 
 
@@ -109,12 +109,16 @@ class UnitSpace:
         clip_rows_in_place(out[:, :d], 1.0, raw=X)  # and NaN / inf in X raise here
         return out
 
-    def lazy_rows(self, X):
+    def lazy_rows(self, X, sparse_blocks=False):
         """:meth:`rows` uncopied (:class:`~skdpol.linear_model._rows.UnitRows`,
         for algorithms whose rounds only take products with their rows).
         Sparse ``X``: :meth:`rows`, a CSR copy of the nonzeros (its products
-        are sparse already)."""
+        are sparse already), or with ``sparse_blocks`` (an algorithm whose
+        rounds take ``matvec`` / ``rmatvec`` only) the same rows without the
+        appended column's copy (:class:`~skdpol.utils._sparse.SparseUnitRows`)."""
         if issparse(X):
+            if sparse_blocks:
+                return sparse_lazy_rows(X, self.row_scale, self.intercept)
             return self.rows(X)
         return unit_rows(X, self.data_norm, self.fit_intercept)
 

@@ -49,6 +49,7 @@ __all__ = ["BLT", "BLTPrefixSum", "OpenBLTPrefixSum", "grid_inflation", "blt_for
 _add, _multiply, _divide, _rint = np.add, np.multiply, np.true_divide, np.rint
 _minimum, _maximum = np.minimum, np.maximum
 _sum_rows = np.add.reduce
+_ONE_BUFFER_PRODUCT = True  # one buffer's sum taken as its product (_add_one; tests: False)
 
 
 _FULL_COEFFICIENTS = 4096  # coordinates up to which the coefficients are stored full size
@@ -290,7 +291,15 @@ class BLTPrefixSum(_LeafByLeaf):
             x = _maximum(x, -self.leaf_bound)
             _minimum(x, self.leaf_bound, out=x)
             _divide(x, self._step_size, out=x)
-            v = _sum_rows(_multiply(self._omega, self._enc), 0)
+            one = self._enc.shape[0] == 1 and _ONE_BUFFER_PRODUCT  # a wide classifier's BLT
+            # one buffer: its product is the sum without add.reduce's pass, which
+            # adds it to +0.0 (turning a -0.0 into +0.0, the only difference). y
+            # can differ by that sign only where rint(v + x) is a zero, and the
+            # noise added next (integers as float64: never -0.0) makes it +0.0
+            # or the noise either way; y is never -0.0 after it, so the
+            # decoder's v + y below is the same with or without the pass too
+            v = (_multiply(self._omega[0], self._enc[0]) if one
+                 else _sum_rows(_multiply(self._omega, self._enc), 0))
             y = _rint(_add(v, x, out=v), out=v)
             pool = self._pool  # pre-drawn integer noise, one row a step
             if pool.shape[0] == 0:
@@ -306,7 +315,10 @@ class BLTPrefixSum(_LeafByLeaf):
         enc = _multiply(self._theta, self._enc)
         self._enc = _add(enc, x, out=enc)
         # the decoder post-processes y: v_t = y_t + sum_j nu_j dec_j
-        v = _sum_rows(_multiply(self._nu, self._dec), 0)
+        if self._step_size is not None and self._dec.shape[0] == 1 and _ONE_BUFFER_PRODUCT:
+            v = _multiply(self._nu[0], self._dec[0])
+        else:
+            v = _sum_rows(_multiply(self._nu, self._dec), 0)
         _add(v, y, out=v)
         dec = _multiply(self._lam, self._dec)
         self._dec = _add(dec, y, out=dec)
@@ -335,6 +347,12 @@ class BLTPrefixSum(_LeafByLeaf):
     def release(self):
         """The private prefix sum of all leaves added so far."""
         return self._released.copy()
+
+    def shared_release(self):
+        """:meth:`release` without the copy, for a caller that never writes it
+        (a round algorithm's post-processing): each step replaces the array,
+        never writes it in place, so it stays the value of its step."""
+        return self._released
 
     def noise_std_at(self, times):
         """Per-coordinate std of the prefix-sum noise after each of ``times`` leaves."""

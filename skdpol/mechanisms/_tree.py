@@ -390,6 +390,18 @@ class PrivatePrefixSum(PrefixSumStream):
             noisy = self._total + self.noise_at(self._t)
         return noisy if self._step is None else noisy * self._step
 
+    def shared_release(self):
+        """:meth:`release` uncopied where it can be, for a caller that never
+        writes it (a round algorithm's post-processing). Without noise (and
+        off the grid) it is the exact total itself: ``_total`` starts at +0.0
+        and only ever becomes ``_total + x``, and a sum is -0.0 only when both
+        of its terms are, so it never holds a -0.0 and ``_total + 0.0`` (what
+        :meth:`release` returns) is ``_total`` bit for bit; every add replaces
+        the array, never writes it. Otherwise :meth:`release`."""
+        if self.noise_multiplier == 0 and self._step is None:
+            return self._total
+        return self.release()
+
     # ------------------------------------------------------------ accounting
     def event(self, n_leaves=None):
         """The cost of every node released once ``n_leaves`` leaves are in.

@@ -289,6 +289,8 @@ class CentredMomentumFTRL(MomentumFTRL):
     class's own), plus ``centre_rows`` (public: rows held for the centring).
     """
 
+    sparse_blocks = False  # its rounds read the rows' parts (_parts), not only products
+
     def __init__(self, *, loss, n_features, alpha, batch_size, horizon, noise, rng,
                  centre_rows, mechanism="blt", step_rows=None, **kwargs):
         kwargs.pop("row_bound", None)

@@ -380,6 +380,11 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         (:mod:`._centred`) keeps the step of today's rows.
     """
 
+    # a round reads its rows only through _margins and _gradient_sum (matvec /
+    # rmatvec on lazy rows): sparse chunks come as SparseUnitRows, uncopied
+    # (UnitSpace.lazy_rows); the centred subclass reads them itself and says no
+    sparse_blocks = True
+
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=None,
                  constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None, stable_rows=None,
@@ -468,15 +473,23 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         # the state arrays are replaced, never written in place, as a
         # shallow checkpoint would need).
         theta = self._theta
-        # margins of the rows v at W = theta * scale equal those of v~ at theta
-        D = self.loss.derivative(
-            _margins(X, _column_scaled(theta, self.constant, self._scale)), y)
+        # margins of the rows v at W = theta * scale equal those of v~ at theta;
+        # sparse chunks' rows take W's last column apart (``last``): W[:, :-1] is
+        # theta[:, :-1] (x * 1.0 is x) and W[:, -1] the same products, no copy
+        if self.constant is not None and hasattr(X, "takes_last"):
+            last = theta[:, -1] * self.constant
+            S = (X.matvec(theta[0], last=last[0]).reshape(-1, 1) if theta.shape[0] == 1
+                 else X.matmul(theta.T, last=last))
+        else:
+            S = _margins(X, _column_scaled(theta, self.constant, self._scale))
+        D = self.loss.derivative(S, y)
         # the gradient on v~ (curator state): leaf * scale, in its fresh array
         leaf = _column_scaled(_gradient_sum(X, D), self.constant, self._scale, in_place=True)
         tree = self._tree
         tree.add(leaf.ravel(), 1)
         # ---- from here on: post-processing of the released prefix sums
-        released = tree.release().reshape(theta.shape)
+        # the release uncopied where the mechanism offers it (never written here)
+        released = getattr(tree, "shared_release", tree.release)().reshape(theta.shape)
         t = self.n_rounds + 1  # this round's number (public)
         if self._open_rule and refresh_open_step(t):  # the notes' "Open horizon"
             self.learning_rate = self._step(self._noise_step_scale(self.loss, t))

@@ -14,7 +14,8 @@ __all__ = ["PublicRelease", "StreamMixin", "clip_labels", "clip_rows", "row_norm
 from ._docstrings import inject_docstring  # noqa: E402, F401
 from ._sparse import (  # noqa: E402, F401
     ACCEPT_SPARSE, as_csr, clip_sparse_rows_in_place, csr_rows, dot, issparse, row_dots,
-    row_block, row_ids, row_sq_norms, scale_rows_onto_sparse, sparse_unit_rows, stack_rows,
+    row_block, row_ids, row_sq_norms, scale_rows_onto_sparse, sparse_lazy_rows, sparse_unit_rows,
+    stack_rows,
     tdot, tmatmul, zero_rows_like,
 )
 from ._state import Transaction  # noqa: E402, F401
@@ -26,6 +27,6 @@ _internal = (
     'clip_rows', 'clip_rows_in_place', 'clip_sparse_rows_in_place', 'csr_rows', 'dot',
     'inject_docstring', 'is_seeded', 'issparse', 'row_block', 'row_dots', 'row_ids',
     'row_sq_norms',
-    'scale_rows_onto', 'scale_rows_onto_sparse', 'sparse_unit_rows', 'stack_rows', 'stream_rng',
+    'scale_rows_onto', 'scale_rows_onto_sparse', 'sparse_lazy_rows', 'sparse_unit_rows', 'stack_rows', 'stream_rng',
     'tdot', 'tmatmul', 'user_stacklevel', 'zero_rows_like'
 )
