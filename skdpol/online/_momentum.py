@@ -427,7 +427,8 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
         row bound (``step_row_bound``)."""
         if self._stable_rows is not None and self._step_rows / scale > self._stable_rows:
-            # heavy ball's stability (the notes' "Its cap"): lr lambda <= 2
+            # heavy ball's stability (the notes' "Its cap"): lr lambda <=
+            # stable_rows / step_divisor (2 for ROUND_ROWS; 3.8 for a wide regressor's)
             return self._stable_rows / (self._step_divisor * self._step_row_bound**2)
         return self._step_rows / (self._step_divisor * scale * self._step_row_bound**2)
 

@@ -136,11 +136,72 @@ WIDE_STEP_DIVISOR = 25.0
 WIDE_TREE_NOISE_RATIO = 1.25
 
 
+# ---- wide regressor streams (issue 32): "ftrl-momentum" (the regressor's
+# stream at every width) on more than LS_AUTO_MAX_FEATURES features. Its rounds
+# grow with d for the same reason as the classifier's (a round's O(d) vector
+# work against its rows' O(nonzeros)); its step cannot simply grow with them.
+# The step is lr = b / (50 s R~^2) (s the noise rule's scale,
+# skdpol.online._step_noise), and heavy ball on the Huber loss is stable only
+# for lr lambda < 2 (1 + beta), lambda <= R~^2 on rows that share a direction
+# (skdpol/online/_momentum.py notes, "Its cap"). Measured (2^17 CSR,
+# bench_wide.py's rows, 100,000 rows, epsilon = inf, seed 0; main's rounds of
+# 100: R^2 0.373): rounds of 2,048 with the step of 100 rows 0.084, of 190
+# rows 0.118, uncapped (lr lambda up to 41) 0.306; on the same rows with one
+# token in every row (90 % of a row's norm, targets of mean 2), uncapped
+# rounds of 512 fell from 0.199 (rounds of 100) to 0.023 and of 2,048 to
+# -1.6 to -22. So the step stays capped (WIDE_REGRESSOR_STABLE_ROWS) and the
+# momentum grows instead (WIDE_REGRESSOR_MOMENTUM): the step a row gets after
+# momentum is lr / (1 - beta), and the bound 2 (1 + beta) barely moves.
+# batch_size="auto": at finite epsilon ceil(d / WIDE_REGRESSOR_COLUMNS_PER_ROW)
+# rows (each round draws d noise values and runs the BLT's step: few, big
+# rounds; the step b / (50 s R~^2) stays under the cap there, s being large);
+# at epsilon = inf ceil(d / WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW) (a noiseless
+# round is ~0.5 ms at 2^17 with the tree, and there the cap binds, so more,
+# smaller steps). Both at most horizon / WIDE_MIN_ROUNDS and never below the
+# narrow rule (momentum_round). At 2^17: 2,048 and 512 rows; at d = 10,000:
+# 157 and 100 (the narrow rounds).
+WIDE_REGRESSOR_COLUMNS_PER_ROW = 64
+WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW = 256
+# the cap on a wide regressor's step after the noise scale (``stable_rows``):
+# that of 190 rows, lr lambda <= lr R~^2 = 3.8 < 2 (1 + WIDE_REGRESSOR_MOMENTUM)
+# = 3.98 on any rows (the narrow set rounds' cap, ROUND_ROWS, keeps 2)
+WIDE_REGRESSOR_STABLE_ROWS = 190
+# heavy ball's momentum of a wide regressor stream (0.95 narrow). At 2^17,
+# epsilon = inf, rounds of 512 with the step of 190 rows (the cap binds):
+# beta = 0.95 / 0.98 / 0.99: R^2 0.252 / 0.321 / 0.358 (seed 0; the step of
+# 150 rows: 0.230 / 0.296 / 0.332); the shared-token rows above stay stable
+# (0.199 / 0.161 with targets of mean 0 / 2, against 0.201 / 0.199 for
+# main's rounds of 100). At epsilon 1 (rounds of 2,048, the step under the
+# cap) 0.99 also gained: R^2 0.087 / 0.103 / 0.138 against 0.073 / 0.094 /
+# 0.121 for 0.95 (seeds 0-2; main's rounds of 100: 0.076 / 0.097 / 0.126).
+WIDE_REGRESSOR_MOMENTUM = 0.99
+
+
 def wide_stream(estimator, n_features, algorithm):
     """Whether a stream of ``algorithm`` for ``estimator`` (a kind) on rows of
-    ``n_features`` features (None: not known yet) takes the wide rules."""
-    return (estimator == CLASSIFIER and algorithm == WIDE_AUTO_STREAM
+    ``n_features`` features (None: not known yet) takes the wide rules:
+    "ftrl-momentum" on more than LS_AUTO_MAX_FEATURES features (the
+    classifier's and the regressor's own rules)."""
+    return (algorithm == WIDE_AUTO_STREAM and estimator in (CLASSIFIER, REGRESSOR)
             and n_features is not None and n_features > LS_AUTO_MAX_FEATURES)
+
+
+def wide_regressor_round(n_features, horizon_rows, epsilon=math.inf):
+    """Rows per round of ``batch_size="auto"`` for a wide regressor stream
+    (before the narrow rule's floor, which the caller applies):
+    ceil(n_features / WIDE_REGRESSOR_COLUMNS_PER_ROW) at finite ``epsilon``,
+    ceil(n_features / WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW) at epsilon = inf,
+    at most horizon / WIDE_MIN_ROUNDS.
+
+    >>> wide_regressor_round(2**17, 100_000, 1.0), wide_regressor_round(2**17, 100_000)
+    (2000, 512)
+    """
+    per_row = (WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW if math.isinf(epsilon)
+               else WIDE_REGRESSOR_COLUMNS_PER_ROW)
+    rows = -(-int(n_features) // per_row)
+    if horizon_rows is not None:
+        rows = min(rows, int(horizon_rows) // WIDE_MIN_ROUNDS)
+    return max(rows, 1)
 
 
 def wide_round(n_features, horizon_rows, epsilon=math.inf):
