@@ -236,9 +236,9 @@ class AlgorithmBuilderMixin:
             params["blt_buffers"] = wide_blt_buffers(rounds)
             if regressor:
                 # the per-row step b / (50 s R~^2), capped for heavy ball's
-                # stability, and more momentum (registry)
+                # stability, with more momentum where the cap binds (registry)
                 params["stable_rows"] = WIDE_REGRESSOR_STABLE_ROWS
-                params["momentum"] = WIDE_REGRESSOR_MOMENTUM
+                params["stable_momentum"] = WIDE_REGRESSOR_MOMENTUM
             else:  # the classifier's own step (no step_rows cap)
                 params["step_divisor"] = WIDE_STEP_DIVISOR
         elif momentum and self.batch_size == "auto":

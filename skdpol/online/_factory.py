@@ -81,7 +81,7 @@ def _centred_momentum(common, epsilon, delta, noise, rng, mechanism, step_rows, 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
                 mechanism="tree", intercept=None, step_rows=None, stable_rows=None, step_divisor=None,
-                blt_buffers=None, centre=False, momentum=None):
+                blt_buffers=None, centre=False, stable_momentum=None):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
@@ -99,7 +99,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     :func:`~skdpol.online._registry.wide_blt_buffers`); ``centre``: the
     regressor's "ftrl-momentum" centres its rows privately where
     :func:`~skdpol.online._centred.centres` allows (:mod:`._centred`);
-    ``momentum``: its heavy ball's beta (None: its default, 0.95; public,
+    ``stable_momentum``: its momentum where ``stable_rows`` caps the step
+    (None: its default, 0.95, always; public,
     :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM`).
     """
     family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
@@ -138,8 +139,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         common.pop("radius")  # unconstrained: its gradients are bounded everywhere
         if step_divisor is not None:
             common["step_divisor"] = step_divisor
-        if momentum is not None:
-            common["momentum"] = momentum
+        if stable_momentum is not None:
+            common["stable_momentum"] = stable_momentum
         if centre and centres(loss, intercept, noise, epsilon, batch_size):
             centred = _centred_momentum(common, epsilon, delta, noise, rng, mechanism,
                                         step_rows, stable_rows)

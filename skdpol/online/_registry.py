@@ -149,9 +149,10 @@ WIDE_TREE_NOISE_RATIO = 1.25
 # rows 0.118, uncapped (lr lambda up to 41) 0.306; on the same rows with one
 # token in every row (90 % of a row's norm, targets of mean 2), uncapped
 # rounds of 512 fell from 0.199 (rounds of 100) to 0.023 and of 2,048 to
-# -1.6 to -22. So the step stays capped (WIDE_REGRESSOR_STABLE_ROWS) and the
-# momentum grows instead (WIDE_REGRESSOR_MOMENTUM): the step a row gets after
-# momentum is lr / (1 - beta), and the bound 2 (1 + beta) barely moves.
+# -1.6 to -22. So the step stays capped (WIDE_REGRESSOR_STABLE_ROWS) and where
+# the cap binds the momentum grows instead (WIDE_REGRESSOR_MOMENTUM): the step
+# a row gets after momentum is lr / (1 - beta), and the bound 2 (1 + beta)
+# barely moves.
 # batch_size="auto": at finite epsilon ceil(d / WIDE_REGRESSOR_COLUMNS_PER_ROW)
 # rows (each round draws d noise values and runs the BLT's step: few, big
 # rounds; the step b / (50 s R~^2) stays under the cap there, s being large);
@@ -166,14 +167,16 @@ WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW = 256
 # that of 190 rows, lr lambda <= lr R~^2 = 3.8 < 2 (1 + WIDE_REGRESSOR_MOMENTUM)
 # = 3.98 on any rows (the narrow set rounds' cap, ROUND_ROWS, keeps 2)
 WIDE_REGRESSOR_STABLE_ROWS = 190
-# heavy ball's momentum of a wide regressor stream (0.95 narrow). At 2^17,
-# epsilon = inf, rounds of 512 with the step of 190 rows (the cap binds):
+# heavy ball's momentum of a wide regressor stream where that cap binds (0.95
+# elsewhere). At 2^17, epsilon = inf, rounds of 512 with the step of 190 rows:
 # beta = 0.95 / 0.98 / 0.99: R^2 0.252 / 0.321 / 0.358 (seed 0; the step of
 # 150 rows: 0.230 / 0.296 / 0.332); the shared-token rows above stay stable
 # (0.199 / 0.161 with targets of mean 0 / 2, against 0.201 / 0.199 for
-# main's rounds of 100). At epsilon 1 (rounds of 2,048, the step under the
-# cap) 0.99 also gained: R^2 0.087 / 0.103 / 0.138 against 0.073 / 0.094 /
-# 0.121 for 0.95 (seeds 0-2; main's rounds of 100: 0.076 / 0.097 / 0.126).
+# main's rounds of 100). Below the cap the noise rule sets the step, and its
+# balance was derived for 0.95: 0.99 there gained at 2^17, epsilon 1 (rounds
+# of 2,048: 0.087 / 0.103 / 0.138 against 0.073 / 0.094 / 0.121, seeds 0-2)
+# but cost d = 10,000 dense over 20,000 rows (rounds of 157: -0.061 / -0.077
+# against -0.001, main -0.002: the released noise, amplified 5x).
 WIDE_REGRESSOR_MOMENTUM = 0.99
 
 
