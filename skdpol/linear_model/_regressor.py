@@ -213,7 +213,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     **Sparse input.** ``X`` may be a ``scipy.sparse`` CSR or CSC matrix in
     every method: rows are clipped and learned from their nonzeros, never made
     dense (PQFTL, ``"ftl"``, still holds a dense d x d Gram: for wide sparse
-    data choose an O(d) algorithm such as ``"noisy-gd"`` or ``"ftrl"``).
+    data keep an O(d) algorithm such as ``"ftrl-momentum"``, the default
+    stream, with its wide rule above 1,000 features, ``"noisy-gd"`` or
+    ``"ftrl"``).
 
     **Neighbours and bounds.** Two streams are neighbours when they differ in
     one row (with its label), replaced. Rows are clipped to ``data_norm`` and
