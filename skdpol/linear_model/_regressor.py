@@ -108,12 +108,13 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         :func:`skdpol.online._step_noise.noise_step_scale`), O(d) state.
         Above 1,000 features it takes the wide rule
         (:func:`skdpol.online._registry.wide_regressor_round`): rounds of
-        ceil(d / 64) rows at finite epsilon and ceil(d / 256) at epsilon =
-        inf (at most ``horizon`` / 50, never fewer than the rounds above:
-        2,000 and 512 rows at 2^17 hashed columns over 100,000 rows), the
-        step ``batch_size / (50 s R^2)`` (s the noise rule's scale) capped at
-        that of 190 rows (heavy ball's stability on any rows) with momentum
-        0.99 where the cap binds, the tree at epsilon = inf, and no centring.
+        ceil(d / 64) rows up to epsilon 2, ceil(d / 128) from epsilon 4 and
+        ceil(d / 256) at epsilon = inf (at most ``horizon`` / 50, never fewer
+        than the rounds above: 2,000, 1,024 and 512 rows at 2^17 hashed
+        columns over 100,000 rows), the step ``batch_size / (50 s R^2)`` (s
+        the noise rule's scale) capped at that of 190 rows (heavy ball's
+        stability on any rows) with momentum 0.995 where the cap binds, the
+        tree at epsilon = inf, and no centring.
         With an intercept, Gaussian noise and a finite epsilon it first
         centres its rows privately (:mod:`skdpol.online._centred`): it holds
         its first rows (about 1,000 at epsilon 1 on King County, a public

@@ -368,7 +368,7 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
     stable_momentum : float or None, default=None
         The momentum while ``stable_rows`` caps the step (None: ``momentum``
         always). A wide regressor's stream passes
-        :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM` (0.99): its
+        :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM` (0.995): its
         big rounds keep the step of ``stable_rows`` rows, and the step a row
         gets after momentum, lr / (1 - beta), grows instead, inside heavy
         ball's bound 2 (1 + beta). Below the cap the noise rule's step holds

@@ -79,15 +79,22 @@ def _first_call(d, epsilon, horizon=100_000, n=2_000, **params):
 
 
 def test_wide_rounds_from_public_quantities():
-    # ceil(d / 64) rows at finite epsilon, ceil(d / 256) at epsilon = inf, at
-    # most horizon / 50, never below the narrow rounds (momentum_round)
+    # ceil(d / 64) rows up to epsilon 2, ceil(d / 128) from epsilon 4,
+    # ceil(d / 256) at epsilon = inf, at most horizon / 50, never below the
+    # narrow rounds (momentum_round)
     assert wide_regressor_round(2**17, 100_000, 1.0) == 2_000  # 2,048 > 100,000 / 50
     assert wide_regressor_round(2**17, 1_000_000, 1.0) == 2_048
+    assert wide_regressor_round(2**17, 1_000_000, 0.5) == 2_048
+    assert wide_regressor_round(2**17, 1_000_000, 2.0) == 2_048
+    assert wide_regressor_round(2**17, 1_000_000, 3.0) == 1_366  # d / (32 epsilon)
+    assert wide_regressor_round(2**17, 1_000_000, 4.0) == 1_024
+    assert wide_regressor_round(2**17, 1_000_000, 64.0) == 1_024
     assert wide_regressor_round(2**17, 100_000) == 512
     assert wide_regressor_round(10_000, 20_000, 1.0) == 157
     assert wide_regressor_round(10_000, None) == 40
     assert _first_call(2**17, 1.0).batch_size_ == 2_000
     assert _first_call(2**17, np.inf).batch_size_ == 512
+    assert _first_call(2**17, 8.0).batch_size_ == 1_024
     assert _first_call(2**13, 1.0, horizon=20_000).batch_size_ == 128
     assert _first_call(2**13, np.inf, horizon=20_000).batch_size_ == 100  # the narrow floor
 
