@@ -21,6 +21,7 @@ from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, REGRESSOR, SUFFICIENT_STA
                      algorithm_names, auto_stream)
 from ..online import ROUND_ROWS, momentum_round, momentum_step_rows
 from ..online import WIDE_STEP_DIVISOR, wide_blt_buffers, wide_mechanism, wide_round, wide_stream
+from ..online import WIDE_REGRESSOR_MOMENTUM, WIDE_REGRESSOR_STABLE_ROWS, wide_regressor_round
 from ..utils import stack_rows, zero_rows_like
 
 # the gradient family's largest round with batch_size="auto" (rows): a round is
@@ -185,12 +186,19 @@ class AlgorithmBuilderMixin:
         if rule == "momentum":
             rows = momentum_round(self.horizon, classifier=self._kind != REGRESSOR)
             if self._wide(stream=True):  # rounds growing with d (the registry's notes)
-                rows = max(rows, wide_round(self.n_features_in_, self.horizon, self.epsilon))
+                rows = max(rows, self._wide_round(self.horizon))
             return rows
         if isinstance(rule, int):  # a fixed round (the regressor's "ftrl")
             return rule
         n_rounds = -(-n_rows // GRADIENT_ROUND)
         return -(-n_rows // n_rounds)
+
+    def _wide_round(self, horizon_rows):
+        """The registry's wide rounds for the estimator's kind (before the
+        narrow rule's floor): :func:`~skdpol.online._registry.wide_round` (the
+        classifier) or :func:`~skdpol.online._registry.wide_regressor_round`."""
+        rule = wide_regressor_round if self._kind == REGRESSOR else wide_round
+        return rule(self.n_features_in_, horizon_rows, self.epsilon)
 
     # ----------------------------------------------------------- gradient family
     def _publish_mi(self, stream):
@@ -214,15 +222,25 @@ class AlgorithmBuilderMixin:
                       intercept=units.intercept)
         momentum = ALGORITHMS[algorithm].family == "momentum"
         regressor = self._kind == REGRESSOR
-        if momentum and regressor:
+        wide = self._wide(stream)
+        if momentum and regressor and not wide:
             # the regressor's stream centres its rows privately where the
-            # public rule allows (skdpol.online._centred)
+            # public rule allows (skdpol.online._centred); not on wide rows:
+            # the hold needs ~sqrt(d) x more rows (the released mean's noise
+            # norm grows like sqrt(d)), so past a few thousand columns the
+            # rule centres only at large epsilon, and there a round's centred
+            # rows are dense (CSR rounds made dense: b x d floats)
             params["centre"] = True
-        if self._wide(stream):  # a wide classifier's "ftrl-momentum" step (registry);
-            # its rounds grow with d and keep their own step (no step_rows cap)
-            params["step_divisor"] = WIDE_STEP_DIVISOR
-            # and one BLT buffer over short horizons (registry: wide_blt_buffers)
+        if wide:  # a wide "ftrl-momentum" stream (registry): its rounds grow with d,
+            # one BLT buffer over short horizons (registry: wide_blt_buffers)
             params["blt_buffers"] = wide_blt_buffers(rounds)
+            if regressor:
+                # the per-row step b / (50 s R~^2), capped for heavy ball's
+                # stability, with more momentum where the cap binds (registry)
+                params["stable_rows"] = WIDE_REGRESSOR_STABLE_ROWS
+                params["stable_momentum"] = WIDE_REGRESSOR_MOMENTUM
+            else:  # the classifier's own step (no step_rows cap)
+                params["step_divisor"] = WIDE_STEP_DIVISOR
         elif momentum and self.batch_size == "auto":
             # the automatic rounds of a horizon past 100,000 rows take the
             # step of rounds of 100 (of release_every x 100 in a stream), the
@@ -272,7 +290,7 @@ class AlgorithmBuilderMixin:
             # the stream's rounds, over all rows
             batch_size = momentum_round(n_rows, classifier=self._kind != REGRESSOR)
             if self._wide(stream=False):
-                batch_size = max(batch_size, wide_round(self.n_features_in_, n_rows, self.epsilon))
+                batch_size = max(batch_size, self._wide_round(n_rows))
         elif (spec.fit_release(self._kind) == "stream" and self.batch_size == "auto"
               and isinstance(spec.auto_round.get(self._kind), int)):
             batch_size = spec.auto_round[self._kind]  # the stream's fixed rounds

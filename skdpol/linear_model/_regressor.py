@@ -108,6 +108,15 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         rounds), made smaller on wide or noisy streams from the public ratio
         d nu^2 / n (width, released noise, horizon;
         :func:`skdpol.online._step_noise.noise_step_scale`), O(d) state.
+        Above 1,000 features it takes the wide rule
+        (:func:`skdpol.online._registry.wide_regressor_round`): rounds of
+        ceil(d / 64) rows up to epsilon 2, ceil(d / 128) from epsilon 4 and
+        ceil(d / 256) at epsilon = inf (at most ``horizon`` / 50, never fewer
+        than the rounds above: 2,000, 1,024 and 512 rows at 2^17 hashed
+        columns over 100,000 rows), the step ``batch_size / (50 s R^2)`` (s
+        the noise rule's scale) capped at that of 190 rows (heavy ball's
+        stability on any rows) with momentum 0.995 where the cap binds, the
+        tree at epsilon = inf, and no centring.
         With an intercept, Gaussian noise and a finite epsilon it first
         centres its rows privately (:mod:`skdpol.online._centred`): it holds
         its first rows (about 1,000 at epsilon 1 on King County, a public
@@ -207,7 +216,9 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
     **Sparse input.** ``X`` may be a ``scipy.sparse`` CSR or CSC matrix in
     every method: rows are clipped and learned from their nonzeros, never made
     dense (PQFTL, ``"ftl"``, still holds a dense d x d Gram: for wide sparse
-    data choose an O(d) algorithm such as ``"noisy-gd"`` or ``"ftrl"``).
+    data keep an O(d) algorithm such as ``"ftrl-momentum"``, the default
+    stream, with its wide rule above 1,000 features, ``"noisy-gd"`` or
+    ``"ftrl"``).
 
     **Neighbours and bounds.** Two streams are neighbours when they differ in
     one row (with its label), replaced. Rows are clipped to ``data_norm`` and

@@ -81,7 +81,7 @@ def _centred_momentum(common, epsilon, delta, noise, rng, mechanism, step_rows, 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
                 mechanism="tree", intercept=None, step_rows=None, stable_rows=None, step_divisor=None,
-                blt_buffers=None, centre=False):
+                blt_buffers=None, centre=False, stable_momentum=None):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
@@ -98,7 +98,10 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     BLT's buffers (None: the BLT's default; public,
     :func:`~skdpol.online._registry.wide_blt_buffers`); ``centre``: the
     regressor's "ftrl-momentum" centres its rows privately where
-    :func:`~skdpol.online._centred.centres` allows (:mod:`._centred`).
+    :func:`~skdpol.online._centred.centres` allows (:mod:`._centred`);
+    ``stable_momentum``: its momentum where ``stable_rows`` caps the step
+    (None: its default, 0.95, always; public,
+    :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM`).
     """
     family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
@@ -136,6 +139,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
         common.pop("radius")  # unconstrained: its gradients are bounded everywhere
         if step_divisor is not None:
             common["step_divisor"] = step_divisor
+        if stable_momentum is not None:
+            common["stable_momentum"] = stable_momentum
         if centre and centres(loss, intercept, noise, epsilon, batch_size):
             centred = _centred_momentum(common, epsilon, delta, noise, rng, mechanism,
                                         step_rows, stable_rows)

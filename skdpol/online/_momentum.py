@@ -370,6 +370,15 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         stable_rows) / (step_divisor R~^2), so that lr lambda stays inside heavy
         ball's bound however big a set round (the regressor's set
         ``batch_size`` passes ROUND_ROWS: lr lambda <= 2); None: no cap.
+    stable_momentum : float or None, default=None
+        The momentum while ``stable_rows`` caps the step (None: ``momentum``
+        always). A wide regressor's stream passes
+        :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM` (0.995): its
+        big rounds keep the step of ``stable_rows`` rows, and the step a row
+        gets after momentum, lr / (1 - beta), grows instead, inside heavy
+        ball's bound 2 (1 + beta). Below the cap the noise rule's step holds
+        with ``momentum`` (its balance was derived for 0.95). Which applies
+        is a function of public quantities (b, the rule's scale s): public.
     blt_buffers : int or None, default=None
         Buffers of a BLT of known horizon (None: its default, 4); a wide
         classifier's short streams take 1
@@ -388,12 +397,14 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=None,
                  constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None, stable_rows=None,
-                 blt_buffers=None, step_row_bound=None):
+                 blt_buffers=None, step_row_bound=None, stable_momentum=None):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
         self.alpha = float(alpha)
         self.momentum = float(momentum)
+        self._momentum_pair = None if stable_momentum is None else (
+            self.momentum, float(stable_momentum))  # (below the cap, at it)
         if tail is None:  # the Huber loss (a ``threshold``): the notes' "Averaging"
             tail = HUBER_TAIL if hasattr(loss, "threshold") else TAIL
         self.tail = float(tail)
@@ -435,9 +446,14 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
 
     def _step(self, scale):
         """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
-        row bound (``step_row_bound``)."""
-        if self._stable_rows is not None and self._step_rows / scale > self._stable_rows:
-            # heavy ball's stability (the notes' "Its cap"): lr lambda <= 2
+        row bound (``step_row_bound``); with ``stable_momentum``, also the
+        momentum of that step (the cap binds or not)."""
+        capped = self._stable_rows is not None and self._step_rows / scale > self._stable_rows
+        if self._momentum_pair is not None:
+            self.momentum = self._momentum_pair[capped]
+        if capped:
+            # heavy ball's stability (the notes' "Its cap"): lr lambda <=
+            # stable_rows / step_divisor (2 for ROUND_ROWS; 3.8 for a wide regressor's)
             return self._stable_rows / (self._step_divisor * self._step_row_bound**2)
         return self._step_rows / (self._step_divisor * scale * self._step_row_bound**2)
 

@@ -136,11 +136,88 @@ WIDE_STEP_DIVISOR = 25.0
 WIDE_TREE_NOISE_RATIO = 1.25
 
 
+# ---- wide regressor streams (issue 32): "ftrl-momentum" (the regressor's
+# stream at every width) on more than LS_AUTO_MAX_FEATURES features. Its rounds
+# grow with d for the same reason as the classifier's (a round's O(d) vector
+# work against its rows' O(nonzeros)); its step cannot simply grow with them.
+# The step is lr = b / (50 s R~^2) (s the noise rule's scale,
+# skdpol.online._step_noise), and heavy ball on the Huber loss is stable only
+# for lr lambda < 2 (1 + beta), lambda <= R~^2 on rows that share a direction
+# (skdpol/online/_momentum.py notes, "Its cap"). Measured (2^17 CSR,
+# bench_wide.py's rows, 100,000 rows, epsilon = inf, seed 0; main's rounds of
+# 100: R^2 0.373): rounds of 2,048 with the step of 100 rows 0.084, of 190
+# rows 0.118, uncapped (lr lambda up to 41) 0.306; on the same rows with one
+# token in every row (90 % of a row's norm, targets of mean 2), uncapped
+# rounds of 512 fell from 0.199 (rounds of 100) to 0.023 and of 2,048 to
+# -1.6 to -22. So the step stays capped (WIDE_REGRESSOR_STABLE_ROWS) and where
+# the cap binds the momentum grows instead (WIDE_REGRESSOR_MOMENTUM): the step
+# a row gets after momentum is lr / (1 - beta), and the bound 2 (1 + beta)
+# barely moves.
+# batch_size="auto": at finite epsilon ceil(d / (WIDE_REGRESSOR_COLUMNS_PER_ROW
+# x min(max(1, epsilon / 2), 2))) rows (each round draws d noise values and
+# runs the BLT's step: few, big rounds; at epsilon <= 2 the step b / (50 s
+# R~^2) stays under the cap, s being large, and from epsilon 4 on the cap
+# binds and half the rows a round, twice the steps, recover main's R^2); at
+# epsilon = inf ceil(d / WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW) (a noiseless
+# round is ~0.5 ms at 2^17 with the tree, and the cap binds: more, smaller
+# steps). All at most horizon / WIDE_MIN_ROUNDS and never below the narrow
+# rule (momentum_round). At 2^17 over 100,000 rows: 2,000 (epsilon <= 2), 1,024
+# (epsilon >= 4) and 512 rows (epsilon = inf); at d = 10,000: 157, 79 (the
+# narrow 100) and 100. Measured at 2^17, seeds 0 / 1 (main's rounds of 100 in
+# brackets): epsilon 4, rounds of 2,000 0.141 / 0.151, 1,024 0.152 / 0.169
+# (0.152 / 0.162); epsilon 8, 2,000 0.143 / 0.154, 1,024 0.223 / 0.242, 512
+# 0.202 / 0.215 (0.198 / 0.205). Rounds of 1,024 run at ~150,000-165,000 rows
+# per CPU second there (four BLT buffers past 64 rounds), 2,000 at ~350,000.
+WIDE_REGRESSOR_COLUMNS_PER_ROW = 64
+WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW = 256
+# the cap on a wide regressor's step after the noise scale (``stable_rows``):
+# that of 190 rows, lr lambda <= lr R~^2 = 3.8 < 2 (1 + WIDE_REGRESSOR_MOMENTUM)
+# = 3.99 on any rows (the narrow set rounds' cap, ROUND_ROWS, keeps 2)
+WIDE_REGRESSOR_STABLE_ROWS = 190
+# heavy ball's momentum of a wide regressor stream where that cap binds (0.95
+# elsewhere). At 2^17, epsilon = inf, rounds of 512 with the step of 190 rows:
+# beta = 0.95 / 0.98 / 0.99 / 0.995: R^2 0.252 / 0.321 / 0.358 / 0.376 (seed
+# 0; the step of 150 rows: 0.230 / 0.296 / 0.332 at 0.95 / 0.98 / 0.99;
+# 0.99 / 0.995 on seeds 0-2: 0.358 / 0.376 / 0.395 and 0.376 / 0.396 / 0.409,
+# main's rounds of 100 0.373 / 0.389 / 0.415); at epsilon 8 (rounds of 2,000)
+# 0.148 / 0.151 (seeds 0-1). The shared-token rows above stay stable at 0.995
+# (0.209 / 0.164 with targets of mean 0 / 2, against 0.201 / 0.199 for
+# main's rounds of 100; 2 (1 + beta) = 3.99 > 3.8). Below the cap the noise rule sets the step, and its
+# balance was derived for 0.95: 0.99 there gained at 2^17, epsilon 1 (rounds
+# of 2,048: 0.087 / 0.103 / 0.138 against 0.073 / 0.094 / 0.121, seeds 0-2)
+# but cost d = 10,000 dense over 20,000 rows (rounds of 157: -0.061 / -0.077
+# against -0.001, main -0.002: the released noise, amplified 5x).
+WIDE_REGRESSOR_MOMENTUM = 0.995
+
+
 def wide_stream(estimator, n_features, algorithm):
     """Whether a stream of ``algorithm`` for ``estimator`` (a kind) on rows of
-    ``n_features`` features (None: not known yet) takes the wide rules."""
-    return (estimator == CLASSIFIER and algorithm == WIDE_AUTO_STREAM
+    ``n_features`` features (None: not known yet) takes the wide rules:
+    "ftrl-momentum" on more than LS_AUTO_MAX_FEATURES features (the
+    classifier's and the regressor's own rules)."""
+    return (algorithm == WIDE_AUTO_STREAM and estimator in (CLASSIFIER, REGRESSOR)
             and n_features is not None and n_features > LS_AUTO_MAX_FEATURES)
+
+
+def wide_regressor_round(n_features, horizon_rows, epsilon=math.inf):
+    """Rows per round of ``batch_size="auto"`` for a wide regressor stream
+    (before the narrow rule's floor, which the caller applies):
+    ceil(n_features / (WIDE_REGRESSOR_COLUMNS_PER_ROW x min(max(1, epsilon /
+    2), 2))) at finite ``epsilon``, ceil(n_features /
+    WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW) at epsilon = inf, at most horizon /
+    WIDE_MIN_ROUNDS.
+
+    >>> [wide_regressor_round(2**17, 100_000, e) for e in (1.0, 3.0, 8.0, math.inf)]
+    [2000, 1366, 1024, 512]
+    """
+    if math.isinf(epsilon):
+        rows = -(-int(n_features) // WIDE_REGRESSOR_FREE_COLUMNS_PER_ROW)
+    else:
+        per_row = WIDE_REGRESSOR_COLUMNS_PER_ROW * min(max(1.0, float(epsilon) / 2.0), 2.0)
+        rows = math.ceil(int(n_features) / per_row)
+    if horizon_rows is not None:
+        rows = min(rows, int(horizon_rows) // WIDE_MIN_ROUNDS)
+    return max(rows, 1)
 
 
 def wide_round(n_features, horizon_rows, epsilon=math.inf):

@@ -5,8 +5,10 @@ epsilon 1, where a step of b / (50 R~^2) let the released noise swamp it."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from skdpol import PrivateOnlineRegressor
+from skdpol.online import WIDE_REGRESSOR_MOMENTUM, WIDE_REGRESSOR_STABLE_ROWS, wide_regressor_round
 
 
 def _rows(n, d, seed):
@@ -49,3 +51,106 @@ def test_d1000_stream_meets_issue_32(seed):
     # chunks of 10,000, epsilon 1: R^2 >= 0.7 (measured 0.93; 0.56 before the rule)
     _, r2 = _one_pass(1_000, 100_000, seed, 1.0)
     assert r2 >= 0.85
+
+
+# ---- the wide rule (issue 32, more than 1,000 features: skdpol.online._registry,
+# WIDE_REGRESSOR_*): rounds growing with d, a capped step, more momentum
+
+
+def _hashed(n, d, seed):
+    """bench_wide.py's hashed rows: 30 nonzeros a row on Zipf-like columns, unit
+    norm, a linear target of sd 1."""
+    rng = np.random.default_rng(seed)
+    idx = np.sort((d * rng.random(size=(n, 30)) ** 4).astype(np.int64), axis=1)
+    X = sp.csr_matrix((rng.normal(size=n * 30), idx.ravel(), np.arange(0, n * 30 + 1, 30)),
+                      shape=(n, d))
+    X.sum_duplicates()
+    X = sp.diags(1.0 / np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())) @ X
+    s = X @ rng.normal(size=d)
+    return sp.csr_matrix(X), s / np.std(s)
+
+
+def _first_call(d, epsilon, horizon=100_000, n=2_000, **params):
+    X, y = _hashed(n, d, 0)
+    est = PrivateOnlineRegressor(epsilon=epsilon, data_norm=1.0, y_bound=4.0, horizon=horizon,
+                                 random_state=0, **params)
+    est.partial_fit(X, y)
+    return est
+
+
+def test_wide_rounds_from_public_quantities():
+    # ceil(d / 64) rows up to epsilon 2, ceil(d / 128) from epsilon 4,
+    # ceil(d / 256) at epsilon = inf, at most horizon / 50, never below the
+    # narrow rounds (momentum_round)
+    assert wide_regressor_round(2**17, 100_000, 1.0) == 2_000  # 2,048 > 100,000 / 50
+    assert wide_regressor_round(2**17, 1_000_000, 1.0) == 2_048
+    assert wide_regressor_round(2**17, 1_000_000, 0.5) == 2_048
+    assert wide_regressor_round(2**17, 1_000_000, 2.0) == 2_048
+    assert wide_regressor_round(2**17, 1_000_000, 3.0) == 1_366  # d / (32 epsilon)
+    assert wide_regressor_round(2**17, 1_000_000, 4.0) == 1_024
+    assert wide_regressor_round(2**17, 1_000_000, 64.0) == 1_024
+    assert wide_regressor_round(2**17, 100_000) == 512
+    assert wide_regressor_round(10_000, 20_000, 1.0) == 157
+    assert wide_regressor_round(10_000, None) == 40
+    assert _first_call(2**17, 1.0).batch_size_ == 2_000
+    assert _first_call(2**17, np.inf).batch_size_ == 512
+    assert _first_call(2**17, 8.0).batch_size_ == 1_024
+    assert _first_call(2**13, 1.0, horizon=20_000).batch_size_ == 128
+    assert _first_call(2**13, np.inf, horizon=20_000).batch_size_ == 100  # the narrow floor
+
+
+def test_at_most_1000_features_nothing_changes():
+    # d = 1,000 is narrow (the d = 1,000 acceptance row keeps main's stream)
+    for d, wide in ((1_000, False), (1_001, True)):
+        est = _first_call(d, np.inf)
+        algo = est._stream.algorithm
+        assert est.batch_size_ == 100
+        assert algo.momentum == 0.95  # rounds of 100: the cap of 190 rows does not bind
+        assert (algo._stable_rows == WIDE_REGRESSOR_STABLE_ROWS) is wide
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 8.0, np.inf])
+def test_wide_step_is_capped_inside_heavy_balls_bound(epsilon):
+    # lr = min(b / s, 190) / (50 R~^2), s the noise rule's public scale; lr
+    # lambda <= lr R~^2 < 2 (1 + beta) on any rows (lambda <= R~^2)
+    algo = _first_call(2**17, epsilon)._stream.algorithm
+    b, R2 = algo.batch_size, algo.row_bound**2
+    s = algo._noise_step_scale(algo.loss)
+    assert algo.learning_rate == pytest.approx(
+        min(b / s, WIDE_REGRESSOR_STABLE_ROWS) / (50 * R2), rel=1e-12)
+    assert algo.learning_rate * R2 <= 3.8 < 2 * (1 + algo.momentum)
+    # where the cap binds, momentum 0.99; below it (the noise rule's step) 0.95
+    capped = b / s > WIDE_REGRESSOR_STABLE_ROWS
+    assert algo.momentum == (WIDE_REGRESSOR_MOMENTUM if capped else 0.95)
+    assert capped is (epsilon != 1.0)  # epsilon 1: s ~ 24, b / s ~ 80 rows
+    if not np.isfinite(epsilon):  # no noise (s = 1): b = 512 > 190
+        assert algo.learning_rate * R2 == pytest.approx(3.8)
+
+
+def test_wide_stream_does_not_centre(monkeypatch):
+    # centring holds ~sqrt(d) x more rows on wide rows and makes CSR rounds
+    # dense: a wide stream never centres, where a narrow one would
+    import skdpol.online._factory as factory
+    monkeypatch.setattr(factory, "centres", lambda *args: True)
+    monkeypatch.setattr(factory, "centre_rows", lambda *args: 300)
+    narrow = _first_call(1_000, 1.0, horizon=50_000)._stream.algorithm
+    wide = _first_call(1_001, 1.0, horizon=50_000)._stream.algorithm
+    assert type(narrow).__name__ == "CentredMomentumFTRL"
+    assert type(wide).__name__ == "MomentumFTRL"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_small_hashed_stream_learns(seed):
+    # 20,000 hashed rows of 2^13 columns, chunks of 5,000, epsilon 1 (0.1 s):
+    # rounds of 128, R^2 0.205 / 0.122 (seeds 0 / 1; main's rounds of 100:
+    # 0.197 / 0.113); at epsilon = inf main's rounds, 0.563 / 0.491 (the tree)
+    X, y = _hashed(22_000, 2**13, seed)
+    scores = []
+    for epsilon in (1.0, np.inf):
+        est = PrivateOnlineRegressor(epsilon=epsilon, data_norm=1.0, y_bound=4.0,
+                                     horizon=20_000, random_state=seed)
+        for lo in range(0, 20_000, 5_000):
+            est.partial_fit(X[lo:lo + 5_000], y[lo:lo + 5_000])
+        scores.append(est.score(X[20_000:], y[20_000:]))
+    assert scores[0] > 0.05  # above the zero model (R^2 ~0) at epsilon 1
+    assert scores[1] > 0.4

@@ -25,9 +25,12 @@ def test_auto_stream_by_width(n_features, pure, calibration, expected):
     assert auto_stream(CLASSIFIER, n_features, calibration, pure=pure) == expected
 
 
-def test_the_regressor_is_not_touched():
+def test_the_regressor_takes_its_wide_rule_above_1000_features():
+    # the same stream; its own rounds and step (tests/linear_model/test_wide_regressor.py)
     assert auto_stream(REGRESSOR, 2**17, "tight") == "ftrl-momentum"
-    assert not wide_stream(REGRESSOR, 2**17, "ftrl-momentum")
+    assert wide_stream(REGRESSOR, 2**17, "ftrl-momentum")
+    assert not wide_stream(REGRESSOR, LS_AUTO_MAX_FEATURES, "ftrl-momentum")
+    assert not wide_stream(REGRESSOR, 2**17, "ftrl")
     assert not wide_stream(CLASSIFIER, LS_AUTO_MAX_FEATURES, "ftrl-momentum")
     assert not wide_stream(CLASSIFIER, 2**17, "ftrl")
     assert wide_stream(CLASSIFIER, LS_AUTO_MAX_FEATURES + 1, "ftrl-momentum")
