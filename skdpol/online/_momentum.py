@@ -448,7 +448,9 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
         row bound (``step_row_bound``); with ``stable_momentum``, also the
         momentum of that step (the cap binds or not)."""
-        capped = self._stable_rows is not None and self._step_rows / scale > self._stable_rows
+        # a Python bool (the scale may be a numpy float): it indexes the pair
+        capped = bool(self._stable_rows is not None
+                      and self._step_rows / scale > self._stable_rows)
         if self._momentum_pair is not None:
             self.momentum = self._momentum_pair[capped]
         if capped:
