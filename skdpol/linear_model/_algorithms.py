@@ -184,21 +184,25 @@ class AlgorithmBuilderMixin:
         if rule == "row":
             return 1
         if rule == "momentum":
-            rows = momentum_round(self.horizon, classifier=self._kind != REGRESSOR)
-            if self._wide(stream=True):  # rounds growing with d (the registry's notes)
-                rows = max(rows, self._wide_round(self.horizon))
-            return rows
+            return self._momentum_rows(self.horizon, stream=True)
         if isinstance(rule, int):  # a fixed round (the regressor's "ftrl")
             return rule
         n_rounds = -(-n_rows // GRADIENT_ROUND)
         return -(-n_rows // n_rounds)
 
-    def _wide_round(self, horizon_rows):
-        """The registry's wide rounds for the estimator's kind (before the
-        narrow rule's floor): :func:`~skdpol.online._registry.wide_round` (the
-        classifier) or :func:`~skdpol.online._registry.wide_regressor_round`."""
-        rule = wide_regressor_round if self._kind == REGRESSOR else wide_round
-        return rule(self.n_features_in_, horizon_rows, self.epsilon)
+    def _momentum_rows(self, horizon_rows, stream):
+        """Rows per automatic round of "ftrl-momentum" over ``horizon_rows``
+        (a stream's horizon, or ``fit``'s rows): the narrow rule for the
+        estimator's kind (:func:`~skdpol.online._momentum.momentum_round`),
+        and on wide rows at least the registry's wide rounds
+        (:func:`~skdpol.online._registry.wide_round` for the classifier,
+        :func:`~skdpol.online._registry.wide_regressor_round`), growing with d."""
+        regressor = self._kind == REGRESSOR
+        rows = momentum_round(horizon_rows, classifier=not regressor)
+        if self._wide(stream):
+            rule = wide_regressor_round if regressor else wide_round
+            rows = max(rows, rule(self.n_features_in_, horizon_rows, self.epsilon))
+        return rows
 
     # ----------------------------------------------------------- gradient family
     def _publish_mi(self, stream):
@@ -287,10 +291,7 @@ class AlgorithmBuilderMixin:
         if spec.family in ONE_ROUND_FIT:
             batch_size = n_rows  # one round of every row
         elif spec.auto_round.get(self._kind) == "momentum" and self.batch_size == "auto":
-            # the stream's rounds, over all rows
-            batch_size = momentum_round(n_rows, classifier=self._kind != REGRESSOR)
-            if self._wide(stream=False):
-                batch_size = max(batch_size, self._wide_round(n_rows))
+            batch_size = self._momentum_rows(n_rows, stream=False)  # the stream's, over all rows
         elif (spec.fit_release(self._kind) == "stream" and self.batch_size == "auto"
               and isinstance(spec.auto_round.get(self._kind), int)):
             batch_size = spec.auto_round[self._kind]  # the stream's fixed rounds

@@ -496,13 +496,13 @@ def auto_stream(estimator, n_features, calibration, pure=False, horizon=None):
     ``calibration``, with ``pure`` for ``delta=0``, over a planned ``horizon``
     of rows (None: open): public quantities only."""
     choice = AUTO[estimator]
-    if pure and calibration != "paper" and estimator in PURE_STREAM:
-        return PURE_STREAM[estimator]
     name = choice[3] if pure or calibration == "paper" else choice[0]
-    large = AUTO_LARGE_STREAM.get(estimator)
-    if (large is not None and horizon is not None and horizon >= LARGE_HORIZON
-            and not pure and calibration != "paper"):
-        name = large
+    if calibration != "paper":
+        if pure and estimator in PURE_STREAM:
+            return PURE_STREAM[estimator]
+        long_horizon = horizon is not None and horizon >= LARGE_HORIZON
+        if not pure and long_horizon and estimator in AUTO_LARGE_STREAM:
+            name = AUTO_LARGE_STREAM[estimator]
     fallback = AUTO_STREAM_FALLBACK.get(estimator)
     if fallback is None:
         return name
