@@ -23,13 +23,16 @@ intermediates holds unchanged, so none overflows; numba's int64 shifts and
 products are numpy's. The tests compare every output, lane for lane, with
 ``decide_squeezed`` and ``decide``.
 
-The same draws. ``propose`` draws the same words (the pass sizes of
-``sample`` are untouched) and the kernel writes the accepted z's in lane
-order, with a placeholder for each flagged lane (its proposal z, its
-position, its box and U); ``propose`` then settles the flagged lanes in
-Python in increasing lane order, reading further words from the generator
-exactly as before (``_exact._settle``), and drops the placeholders of those
-rejected: the output is ``z[accept]`` after settlement, element for element.
+The same draws. ``propose`` and ``sample`` draw the same words (the pass
+sizes, ``_exact.pass_size``, are untouched) and the kernel writes the
+accepted z's in lane order, with a placeholder entry for each flagged lane
+(its proposal z; its entry, box, U and z go to ``flags``); the flagged lanes are
+then settled in Python in increasing lane order, reading further words from
+the generator exactly as before (``_exact._settle``), and the entries of
+those rejected are removed: the entries are ``z[accept]`` after settlement,
+element for element. ``sample`` has them written straight into its output
+(int64, or float64 by the int64-to-float64 conversion numpy's assignment makes),
+those past its end into scratch, from which a removal moves them up.
 ``_FLAG_ALL`` test plans (every lane flagged) keep the numpy path.
 """
 
@@ -44,7 +47,7 @@ from ._exact_squeeze import plan_squeeze
 def _pass(words, halves, consts, slot_table, R, table, squeeze, dest, start, spill, flags):
     """One pass over ``words`` (int64 view): the accepted z's in lane order,
     entry k into dest[start + k] while dest has room, else spill[k - room];
-    a flagged lane gets a placeholder entry (its z) and (entry, box, U) in
+    a flagged lane gets a placeholder entry (its z) and (entry, box, U, z) in
     ``flags``. Returns (entries, flagged lanes)."""
     Q, lw, high, limit_m1, a, b, sh, c = (consts[0], consts[1], consts[2], consts[3],
                                          consts[4], consts[5], consts[6], consts[7])
@@ -64,6 +67,7 @@ def _pass(words, halves, consts, slot_table, R, table, squeeze, dest, start, spi
         off = (w >> 16) & mask
         neg = w >> 63  # -sign: 0 or -1
         y = box << lw  # j w
+        z = (y + off) ^ neg  # y (sign 0) or ~y = -(y + 1) (sign 1)
         if u63 >= squeeze[box]:  # not settled by the squeeze: decide's arithmetic
             e = off - neg  # |z| - j w
             t = ((y << 1) + e) * a + b  # a (2 j w + e) + b
@@ -81,8 +85,8 @@ def _pass(words, halves, consts, slot_table, R, table, squeeze, dest, start, spi
                 flags[nf, 0] = n
                 flags[nf, 1] = box
                 flags[nf, 2] = u63 >> u_shift
+                flags[nf, 3] = z
                 nf += 1
-        z = (y + off) ^ neg  # y (sign 0) or ~y = -(y + 1) (sign 1)
         if n < room:
             dest[start + n] = z
         else:
@@ -108,7 +112,7 @@ def fill(rng, plan, m, dest, start, spill, flags):
     """One pass of ``m`` proposals (``_exact.propose``'s words): its accepted
     draws, in lane order and flagged lanes settled, written from dest[start]
     on, as many as fit; returns how many were written. ``spill`` (int64) and
-    ``flags`` ((m, 3) int64) are scratch of at least m rows."""
+    ``flags`` ((m, 4) int64) are scratch of at least m rows."""
     words = rng.bit_generator.random_raw(m)
     halves = _NO_HALVES
     if plan.two_words:
@@ -118,13 +122,12 @@ def fill(rng, plan, m, dest, start, spill, flags):
     room = dest.size - start
     if nf:  # ~2^-16 per proposal: exact, with u's later bits, in lane order
         drop = []
-        for k, box, U in flags[:nf].tolist():
-            z = int(dest[start + k]) if k < room else int(spill[k - room])
+        for k, box, U, z in flags[:nf].tolist():
             v = _exact._settle(rng, plan, box, z, U)
             if v is None:
                 drop.append(k)
             elif k < room:
-                dest[start + k] = v
+                dest[start + k] = np.int64(v)  # as numpy's path stores it: int64 first
             else:
                 spill[k - room] = v
         if drop:  # remove the rejected lanes' entries: later ones move up
@@ -138,14 +141,14 @@ def fill(rng, plan, m, dest, start, spill, flags):
 def propose_compiled(rng, plan, m):
     """``_exact.propose``, compiled: the same accepted z's, in the same order."""
     out = np.empty(m, dtype=np.int64)
-    return out[:fill(rng, plan, m, out, 0, out[:0], np.empty((m, 3), dtype=np.int64))]
+    return out[:fill(rng, plan, m, out, 0, out[:0], np.empty((m, 4), dtype=np.int64))]
 
 
 def sample_compiled(rng, plan, out):
     """``_exact.sample`` into ``out`` (int64 or float64), compiled: the same
     passes (``_exact.pass_size``), the same draws."""
     spill = np.empty(_exact._CHUNK, dtype=np.int64)
-    flags = np.empty((_exact._CHUNK, 3), dtype=np.int64)
+    flags = np.empty((_exact._CHUNK, 4), dtype=np.int64)
     filled, n = 0, out.size
     while filled < n:
         filled += fill(rng, plan, _exact.pass_size(plan, n - filled), out, filled, spill, flags)

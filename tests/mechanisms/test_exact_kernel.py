@@ -43,7 +43,7 @@ def _run(plan, words, extra, room=None, compiled=True):
     m = words.size
     room = m if room is None else room
     dest, spill = np.empty(room, dtype=np.int64), np.empty(m, dtype=np.int64)
-    flags = np.empty((m, 3), dtype=np.int64)
+    flags = np.empty((m, 4), dtype=np.int64)
     halves = extra.view(np.uint32) if plan.two_words else _exact_kernel._NO_HALVES
     kernel = _exact_kernel._pass if compiled else _exact_kernel._pass.py_func
     n, nf = kernel(words.view(np.int64), halves, _exact_kernel._consts(plan), plan.slot_table,
@@ -60,8 +60,8 @@ def _expected(plan, words, extra, decide):
     assert not (accept & flagged).any()
     entry = np.cumsum(kept) - 1  # each kept lane's place among the entries
     lanes = np.flatnonzero(flagged)
-    flags = np.stack([entry[lanes], box[lanes], u63[lanes] >> (63 - plan.Q)], axis=1)
-    return z[kept], flags.reshape(-1, 3)
+    flags = np.stack([entry[lanes], box[lanes], u63[lanes] >> (63 - plan.Q), z[lanes]], axis=1)
+    return z[kept], flags.reshape(-1, 4)
 
 
 def _assert_same(plan, words, extra):
@@ -140,7 +140,7 @@ def test_a_pass_with_less_room_writes_a_prefix_of_the_same_draws(lane_bits, hook
     for room, dtype in [(full.size // 2, np.int64), (full.size - 1, np.float64), (5, np.int64)]:
         rng = np.random.default_rng(12)
         dest = np.full(room + 7, -1, dtype=dtype)
-        spill, flags = np.empty(m, dtype=np.int64), np.empty((m, 3), dtype=np.int64)
+        spill, flags = np.empty(m, dtype=np.int64), np.empty((m, 4), dtype=np.int64)
         got = _exact_kernel.fill(rng, plan, m, dest, 7, spill, flags)
         assert got == room and np.array_equal(dest[7:], full[:room]) and np.all(dest[:7] == -1)
         assert np.array_equal(rng.bit_generator.random_raw(3), after)
