@@ -87,10 +87,12 @@ def _pass(words, halves, consts, slot_table, R, table, squeeze, dest, start, spi
                 flags[nf, 2] = u63 >> u_shift
                 flags[nf, 3] = z
                 nf += 1
+        # (unsigned indices, both >= 0: numba skips its negative-index
+        # wraparound, ~15% of the loop)
         if n < room:
-            dest[start + n] = z
+            dest[np.uint64(start + n)] = z
         else:
-            spill[n - room] = z
+            spill[np.uint64(n - room)] = z
         n += 1
     return n, nf
 
