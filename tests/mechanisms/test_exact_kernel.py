@@ -194,3 +194,27 @@ def test_draws_are_mains_bit_for_bit(hooks):
     d = _exact.sample(rng, _exact.make_plan(s, 0, L + K + 1), 20000)
     h = hashlib.sha256(d.tobytes() + rng.bit_generator.random_raw(4).tobytes())
     assert h.hexdigest() == "e273d6a1cde910f4a1b4472b12163f0ebd60db62653c8cbbb50097279745c41a"
+
+
+def test_discrete_noise_runs_the_kernel(monkeypatch):
+    # the compiled pass is the one the estimators' noise goes through
+    calls = []
+    real = _exact_kernel._pass
+    monkeypatch.setattr(_exact_kernel, "_pass", lambda *args: calls.append(1) or real(*args))
+    discrete_noise(np.random.default_rng(0), 40_000, WIDE_STREAM_SCALE)
+    assert len(calls) == 3  # passes of at most 16,384 proposals
+
+
+def test_threads_draw_what_they_draw_alone():
+    # the kernel releases the GIL (nogil) and every call has its own scratch:
+    # generators drawn from in parallel give their sequential draws
+    from concurrent.futures import ThreadPoolExecutor
+
+    def draw(key):
+        rng = np.random.Generator(np.random.Philox(key=[key, 3]))
+        return discrete_noise(rng, 50_000, WIDE_STREAM_SCALE if key % 2 else 2.0**33 * 1.7)
+
+    alone = [draw(key) for key in range(6)]
+    with ThreadPoolExecutor(3) as pool:
+        together = list(pool.map(draw, range(6)))
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(alone, together))
