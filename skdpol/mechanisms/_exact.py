@@ -117,6 +117,11 @@ With lw > 23 the offset leaves fewer than 24 bits of the word for U, so u
 comes from half of a second word (``two_words``, as for wide Laplace boxes).
 Plans exist up to sigma ~ 2^39 (refused beyond: t_hi e would pass 2^63);
 ``_discrete`` uses them up to 2^36.
+
+The kernel. ``propose`` and ``sample`` run the pass compiled (``_exact_kernel``):
+the same words, the same int64 operations lane for lane (every bound above
+holds for them), the same flagged lanes settled in Python in the same order,
+so the same draws; ``decide`` and ``decide_squeezed`` stay the reference.
 """
 
 import math
@@ -127,12 +132,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._exact_exp import (  # noqa: F401  (re-exported: their old home)
-    LazyUniform,
-    exp_neg_bracket,
-    exp_neg_fixed,
-    floor_exp_neg,
-    floor_scaled_exp,
-)
+    LazyUniform, exp_neg_bracket, exp_neg_fixed, floor_exp_neg, floor_scaled_exp)
 
 _SLOT_BITS = 16  # S: the box is one of 2^16 table slots
 _TABLE_BITS = 16  # exp(-delta) is tabulated at delta = i 2^-16 ...
@@ -140,6 +140,7 @@ _TABLE_SIZE = 2**17  # ... unless that needs more entries (tiny scales): then co
 _LANE_BITS = 32  # at most this many bits of u are compared in numpy (tests lower it)
 _MIN_LANE_BITS = 24  # fewer free bits in the word: u takes half of a second word
 _FLAG_ALL = False  # tests set it: every lane is decided by the exact Python comparison
+_KERNEL = True  # the compiled pass (``_exact_kernel``); False: numpy's, the same draws
 _TAIL_SLOTS = 1  # slots of the tail (tests raise it to make tails common)
 _C_BITS = 16  # c = C / 2^16 in the exact acceptance
 _REF_BITS = 7  # laws whose a (or b) share their top 7 bits share one shape
@@ -194,7 +195,8 @@ class Plan:
 
     __slots__ = ("a", "b", "P", "lw", "Q", "two_words", "window", "flag_all", "B", "C",
                  "counts", "slot_table", "R", "table_bits", "table", "sh_index", "split",
-                 "high", "limit", "rate", "tail_num", "tail_window", "r_slack", "squeeze")
+                 "high", "limit", "rate", "tail_num", "tail_window", "r_slack", "squeeze",
+                 "consts")
 
     def q(self, y):
         return self.a * y * y + self.b * y
@@ -446,15 +448,15 @@ def clear_plans():
 def propose(rng, plan, m):
     """The accepted ones among ``m`` independent proposals (int64, i.i.d. from
     the law, a random number of them)."""
+    if _KERNEL and not plan.flag_all:  # decide_squeezed's decisions, compiled (same draws)
+        return propose_compiled(rng, plan, m)
     words = rng.bit_generator.random_raw(m)
     extra = rng.bit_generator.random_raw((m + 1) // 2) if plan.two_words else None
     box, z, u63, accept, flagged = decide_squeezed(plan, words, extra)  # decide's, cheaper
     if flagged is not None:  # ~2^-16 per proposal: exact, in Python, with u's later bits
         for i in np.flatnonzero(flagged):
             k = _settle(rng, plan, int(box[i]), int(z[i]), int(u63[i]) >> (63 - plan.Q))
-            accept[i] = k is not None
-            if k is not None:
-                z[i] = k
+            accept[i], z[i] = k is not None, z[i] if k is None else k
     return z[accept]
 
 
@@ -578,15 +580,20 @@ def sample(rng, plan, n, dtype=np.int64):
     how many are kept depends on counts only), with one pass most of the
     time; large n is drawn in passes of at most ``_CHUNK`` proposals."""
     out = np.empty(n, dtype=dtype)
+    if _KERNEL and not plan.flag_all and out.dtype in (np.int64, np.float64):
+        return sample_compiled(rng, plan, out)  # the same passes and draws, compiled
     filled = 0
     while filled < n:
-        need = n - filled
-        spread = 4.0 * math.sqrt(need * (1.0 - plan.rate) / plan.rate)
-        m = min(int(need / plan.rate + spread) + 16, _CHUNK)
-        z = propose(rng, plan, m)[:need]
+        z = propose(rng, plan, pass_size(plan, n - filled))[:n - filled]
         out[filled:filled + z.size] = z
         filled += z.size
     return out
 
 
+def pass_size(plan, need):  # proposals for the next pass when ``need`` draws are missing
+    spread = 4.0 * math.sqrt(need * (1.0 - plan.rate) / plan.rate)
+    return min(int(need / plan.rate + spread) + 16, _CHUNK)
+
+
 from ._exact_squeeze import decide_squeezed  # noqa: E402  (it reads table_index, above)
+from ._exact_kernel import propose_compiled, sample_compiled  # noqa: E402

@@ -33,6 +33,8 @@ settled by the squeeze (the rest: ~2% rejections, the gap, the tail).
 
 The table is per plan (``plan.squeeze``, B + 2 int64 values, built once with
 the plan: plans are cached); ``_FLAG_ALL`` test plans keep ``decide``.
+``_exact_kernel`` runs these same decisions compiled, lane by lane (the
+squeeze first, then ``decide``'s arithmetic), and is tested against this.
 """
 
 import numpy as np
