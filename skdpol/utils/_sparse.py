@@ -23,6 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import assert_all_finite
 
+from ._sparse_kernels import scaled_values
+
 try:  # scipy's CSR kernels, what ``X @ w`` and ``X.T @ r`` run (``SparseUnitRows``)
     from scipy.sparse._sparsetools import csc_matvec, csc_matvecs, csr_matvec, csr_matvecs
 except ImportError:  # a scipy that moved them: the same products through csr_matrix
@@ -259,7 +261,7 @@ def sparse_lazy_rows(X, scale, const):
     """:func:`sparse_unit_rows` without the appended column's copy of the
     chunk: a :class:`SparseUnitRows` over the same scaled values."""
     factor, X = unit_factors(X, scale)
-    data = X.data[:X.indptr[-1]] * np.repeat(factor, np.diff(X.indptr))
+    data = scaled_values(X.data, X.indptr, factor)  # X.data[k] * factor[row]: one pass
     return SparseUnitRows(data, X.indices, X.indptr, 0, X.shape[0], X.shape[1], const)
 
 
