@@ -32,6 +32,7 @@ import numpy as np
 
 from ._blt_grid import (  # noqa: F401  (grid_inflation: re-exported)
     _grid_for, _grid_units_sensitivity, encoding_error_bound, grid_inflation)
+from ._blt_kernel import one_buffer_step
 from ._blt_optimise import (  # noqa: F401  (re-exported: their old home)
     blt_for_horizon, optimal_blt, sqrt_factorization_errors, tree_errors)
 from ._blt_value import BLT, _last_sum_b2, _series_one  # noqa: F401  (re-exported)
@@ -50,6 +51,12 @@ _add, _multiply, _divide, _rint = np.add, np.multiply, np.true_divide, np.rint
 _minimum, _maximum = np.minimum, np.maximum
 _sum_rows = np.add.reduce
 _ONE_BUFFER_PRODUCT = True  # one buffer's sum taken as its product (_add_one; tests: False)
+# a one-buffer step as one compiled loop (._blt_kernel, the same bits) from
+# this many coordinates on (None: the numpy path always, the reference).
+# Why not below: the first compiled call of a process imports numba and loads
+# the kernel (~0.5 s), more than a narrow stream's whole vector work (a wide
+# stream has at most 64 one-buffer steps: skdpol.online.wide_blt_buffers)
+_KERNEL_WIDTH = 2**14
 
 
 _FULL_COEFFICIENTS = 4096  # coordinates up to which the coefficients are stored full size
@@ -156,6 +163,8 @@ class BLTPrefixSum(_LeafByLeaf):
     (2,)
     """
 
+    _owned = False  # (a stream pickled before it had the flag: its first step copies)
+
     def __init__(self, *, dim, sensitivity, noise_multiplier, horizon, rng, sampler="discrete",
                  leaf_bound=None, buffers=4, error="rms"):
         check_sampler(sampler)
@@ -183,6 +192,9 @@ class BLTPrefixSum(_LeafByLeaf):
         self._t = 0
         self._total = np.zeros(self.dim)  # exact sum (secret)
         self._released = np.zeros(self.dim)  # decoded prefix sum (public)
+        # whether _enc, _dec and _total are this stream's alone (no checkpoint
+        # shares them): a kernel step may then write them in place
+        self._owned = True
 
     def _set_grid(self, leaf_bound):
         n_coords = self.dim * self.horizon
@@ -241,12 +253,23 @@ class BLTPrefixSum(_LeafByLeaf):
         return _grid_units_sensitivity(own, self._step_size, self._encoding_error, self.dim * n)
 
     def __copy__(self):
-        # a checkpoint: arrays are replaced, never written in place, but the
-        # generator advances as it draws, so a copy gets its own
+        # a checkpoint: the generator advances as it draws, so a copy gets
+        # its own; the arrays are shared, so neither side owns them any more
+        # (the kernel step writes the buffers and the total in place, on
+        # copies of them where not ``_owned``: see ._blt_kernel)
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         clone._rng = copy.deepcopy(self._rng)
+        self._owned = clone._owned = False
         return clone
+
+    def __getstate__(self):
+        # whether the arrays are shared is a fact about this process's objects,
+        # not the stream's value (a refused call's checkpoint clears it): left
+        # out, an unpickled stream takes the class's False and copies once
+        state = dict(self.__dict__)
+        state.pop("_owned", None)
+        return state
 
     @property
     def exact_total(self):
@@ -291,9 +314,13 @@ class BLTPrefixSum(_LeafByLeaf):
         # sum a + b is taken as b + a into the fresh operand where that saves
         # a new array: IEEE addition is commutative bit for bit, so every
         # rounding, and the bound, is the one derived); the buffers and totals are
-        # replaced, never written in place (``__copy__`` relies on it). The
+        # replaced, never written in place (``__copy__`` relies on it; the
+        # compiled one-buffer step writes them in place where ``_owned``). The
         # step, the noise pool and the exact total are one function (a stream
         # step nests no deeper than this frame, bar a pool refill).
+        if (_KERNEL_WIDTH is not None and self.dim >= _KERNEL_WIDTH and self._enc.shape[0] == 1
+                and self._dec.shape[0] == 1 and (_ONE_BUFFER_PRODUCT or self._step_size is None)):
+            return one_buffer_step(self, x)
         leaf = x
         if self._step_size is not None:  # grid units (g a power of two: exact)
             x = _maximum(x, -self.leaf_bound)
@@ -332,6 +359,7 @@ class BLTPrefixSum(_LeafByLeaf):
         self._dec = _add(dec, y, out=dec)
         self._released = _add(v, self._released, out=v)
         self._total = _add(self._total, leaf)
+        self._owned = True  # every array of the state is new
         self._t += 1
 
     def add(self, total, n_leaves=1):

@@ -172,6 +172,7 @@ import numpy as np
 from ..mechanisms import prefix_sum_mechanism
 from ._registry import LARGE_HORIZON
 from ._rounds import ReplacedState, RoundBuffer
+from ._momentum_kernel import momentum_step
 from ._step_noise import NOISE_MIN_ROUNDS, noise_step_scale, open_rule_rounds, refresh_open_step
 
 MOMENTUM = 0.95
@@ -193,6 +194,12 @@ MAX_ROUNDS, MAX_ROUND_ROWS = 1_000, 1_000
 # step of at most CLASSIFIER_STEP_ROWS rows (the logistic curvature is a quarter
 # of the bound the regressor's ROUND_ROWS is set for: the notes' "Its cap")
 CLASSIFIER_ROUNDS, CLASSIFIER_STEP_ROWS = 200, 6 * ROUND_ROWS
+# a round's post-processing as one compiled loop (._momentum_kernel, the same
+# bits) from this many coordinates (k x d) on (None: the numpy lines always,
+# the reference). Narrower rounds keep numpy: the compiled loop saves ~5 us a
+# round at d = 91, and its first call in a process costs ~0.5 s (numba's
+# import and the cached kernel's load)
+_KERNEL_WIDTH = 2**14
 
 
 def momentum_round(horizon_rows, classifier=False):
@@ -389,6 +396,8 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         (:mod:`._centred`) keeps the step of today's rows.
     """
 
+    _owned = False  # (a stream pickled before it had the flag: its next round copies)
+
     # a round reads its rows only through _margins and _gradient_sum (matvec /
     # rmatvec on lazy rows): sparse chunks come as SparseUnitRows, uncopied
     # (UnitSpace.lazy_rows); the centred subclass reads them itself and says no
@@ -443,6 +452,7 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         self._velocity = np.zeros(shape)
         self._average = np.zeros(shape)
         self._last_release = np.zeros(shape)
+        self._owned = True  # the iterates are this stream's alone (_kernel_post)
 
     def _step(self, scale):
         """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
@@ -511,6 +521,9 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         t = self.n_rounds + 1  # this round's number (public)
         if self._open_rule and refresh_open_step(t):  # the notes' "Open horizon"
             self.learning_rate = self._step(self._noise_step_scale(self.loss, t))
+        if _KERNEL_WIDTH is not None and theta.size >= _KERNEL_WIDTH:
+            self._kernel_post(released, theta)
+            return
         g = np.subtract(released, self._last_release)
         g /= self.batch_size
         self._last_release = released
@@ -526,6 +539,38 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         average = (1.0 - rho) * self._average
         average += rho * theta
         self._average = average
+
+    def _kernel_post(self, released, theta):
+        # the numpy lines after this call in _round, in one compiled pass
+        # (._momentum_kernel: the same operations in the same order), in
+        # place: on copies where a checkpoint shares the iterates (the first
+        # round after it), which the stream then owns
+        velocity, average = self._velocity, self._average
+        if not self._owned or velocity is theta or average is theta:
+            velocity, theta, average = velocity.copy(), theta.copy(), average.copy()
+        rho = min(1.0, 1.0 / (self.tail * (self.n_rounds + 1)))
+        momentum_step(released, self._last_release, float(self.batch_size), self.alpha,
+                      self.momentum, self.learning_rate, 1.0 - rho, rho, velocity, theta,
+                      average)
+        self._last_release = released
+        self._velocity, self._theta, self._average = velocity, theta, average
+        self._owned = True
+
+    def __copy__(self):
+        # ReplacedState's checkpoint shares the arrays: neither side may now
+        # write them in place (_kernel_post's first round after a copy
+        # copies them first)
+        clone = super().__copy__()
+        self._owned = clone._owned = False
+        return clone
+
+    def __getstate__(self):
+        # _owned is about this process's objects, not the stream's value (a
+        # refused call's checkpoint clears it): left out of a pickle, whose
+        # stream takes the class's False and copies its iterates once
+        state = dict(self.__dict__)
+        state.pop("_owned", None)
+        return state
 
     def _publish(self):
         pass

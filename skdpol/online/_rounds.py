@@ -150,7 +150,9 @@ class ReplacedState:
     transaction copy (:meth:`StreamState.checkpoint
     <skdpol.linear_model._streams.StreamState.checkpoint>`), about 10x cheaper
     than a deep copy of d-length state; a class that writes an array in place
-    must not inherit this.
+    must not inherit this as it is: :class:`~skdpol.online._momentum.MomentumFTRL`
+    (and the BLT's one-buffer step) write theirs in place only while no copy
+    shares them, and their ``__copy__`` marks both sides as sharing.
     """
 
     def __copy__(self):
