@@ -196,7 +196,7 @@ class Plan:
     __slots__ = ("a", "b", "P", "lw", "Q", "two_words", "window", "flag_all", "B", "C",
                  "counts", "slot_table", "R", "table_bits", "table", "sh_index", "split",
                  "high", "limit", "rate", "tail_num", "tail_window", "r_slack", "squeeze",
-                 "consts")
+                 "consts", "slots")
 
     def q(self, y):
         return self.a * y * y + self.b * y

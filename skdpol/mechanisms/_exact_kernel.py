@@ -97,6 +97,19 @@ def _pass(words, halves, consts, slot_table, R, table, squeeze, dest, start, spi
     return n, nf
 
 
+def _slots(plan):
+    """The plan's slot table as the kernel reads it: uint8 where every box
+    index fits (B + 1 < 256: the Gaussian plans, B ~ 110), else the uint16
+    table. The same entries; half the bytes keep the 2^16-entry table in the
+    faster caches between a stream's steps (whose sparse products evict it):
+    a 2^17 draw after a 32 MB pass took 0.71 ms against 1.07 ms."""
+    slots = getattr(plan, "slots", None)
+    if slots is None:
+        table = plan.slot_table
+        slots = plan.slots = table.astype(np.uint8) if plan.B + 1 < 256 else table
+    return slots
+
+
 def _consts(plan):
     """The plan's scalars as the kernel reads them (int64; built once a plan)."""
     consts = getattr(plan, "consts", None)
@@ -119,7 +132,7 @@ def fill(rng, plan, m, dest, start, spill, flags):
     halves = _NO_HALVES
     if plan.two_words:
         halves = rng.bit_generator.random_raw((m + 1) // 2).view(np.uint32)
-    n, nf = _pass(words.view(np.int64), halves, _consts(plan), plan.slot_table, plan.R,
+    n, nf = _pass(words.view(np.int64), halves, _consts(plan), _slots(plan), plan.R,
                   plan.table, plan_squeeze(plan), dest, start, spill, flags)
     room = dest.size - start
     if nf:  # ~2^-16 per proposal: exact, with u's later bits, in lane order
