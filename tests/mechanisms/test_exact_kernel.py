@@ -26,18 +26,6 @@ from test_exact_squeeze import WIDE_STREAM_SCALE
 ALL_PLANS = PLANS + [("gaussian", WIDE_STREAM_SCALE)]
 
 
-@pytest.fixture
-def hooks(monkeypatch):
-    """Set _exact's test hooks (plans rebuilt), undone after the test."""
-    def set_hooks(**values):
-        for name, value in values.items():
-            monkeypatch.setattr(_exact, name, value)
-        _exact.clear_plans()
-    yield set_hooks
-    monkeypatch.undo()
-    _exact.clear_plans()
-
-
 def _run(plan, words, extra, room=None, compiled=True):
     """The kernel's (entries, flags) on one pass, with ``room`` entries of dest."""
     m = words.size

@@ -42,18 +42,6 @@ def _law(noise, scale):
     return 0, s, L
 
 
-@pytest.fixture
-def hooks(monkeypatch):
-    """Set _exact's test hooks (plans rebuilt), undone after the test."""
-    def set_hooks(**values):
-        for name, value in values.items():
-            monkeypatch.setattr(_exact, name, value)
-        _exact.clear_plans()
-    yield set_hooks
-    monkeypatch.undo()
-    _exact.clear_plans()
-
-
 # ------------------------------------------------------------ exact exp(-x)
 @pytest.mark.parametrize("bits", [32, 64, 130])
 def test_fixed_point_exp_brackets_the_exact_value(bits):

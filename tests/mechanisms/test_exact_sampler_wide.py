@@ -23,18 +23,6 @@ from skdpol.mechanisms._discrete import _gaussian_parameters, discrete_noise
 WIDE = [2.0**23 * 1.3, 2.0**27 * 1.1, 2.0**33 * 1.7, 2.0**36 * 0.999]
 
 
-@pytest.fixture
-def hooks(monkeypatch):
-    """Set _exact's test hooks (plans rebuilt), undone after the test."""
-    def set_hooks(**values):
-        for name, value in values.items():
-            monkeypatch.setattr(_exact, name, value)
-        _exact.clear_plans()
-    yield set_hooks
-    monkeypatch.undo()
-    _exact.clear_plans()
-
-
 def _plan(scale):
     L, s, K = _gaussian_parameters(scale)
     return _exact.make_plan(s, 0, L + K + 1)

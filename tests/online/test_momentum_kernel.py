@@ -15,14 +15,7 @@ from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 from skdpol.mechanisms import _blt
 from skdpol.online import _momentum
 
-
-def _data(n, d, classes, seed=0):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=8 / d, format="csr", random_state=seed)
-    X.data = rng.normal(size=X.data.size)
-    s = X @ rng.normal(size=d)
-    y = np.digitize(s, np.quantile(s, np.linspace(0, 1, classes + 1)[1:-1]))
-    return X, y, s
+from test_momentum_sparse_blocks import _data  # tests/online/
 
 
 def _use_kernels(monkeypatch, on):
