@@ -21,7 +21,7 @@ from skdpol.mechanisms._discrete import _gaussian_parameters, discrete_noise
 from skdpol.mechanisms._exact_squeeze import decide_squeezed, plan_squeeze
 
 from test_exact_sampler import PLANS, _crafted_words, _law  # tests/mechanisms/
-from test_exact_squeeze import WIDE_STREAM_SCALE
+from test_exact_squeeze import WIDE_STREAM_SCALE, near_thresholds
 
 ALL_PLANS = PLANS + [("gaussian", WIDE_STREAM_SCALE)]
 
@@ -68,24 +68,8 @@ def test_entries_and_flags_equal_numpys_on_random_and_crafted_words(noise, scale
     words = rng.integers(0, 2**64, 30001, dtype=np.uint64)
     extra = rng.integers(0, 2**64, 15001, dtype=np.uint64) if plan.two_words else None
     _assert_same(plan, words, extra)
-    # lanes next to the squeeze's bound and to each lane's own threshold, in every
-    # box (the tail and reject boxes included), e = w among them
-    w, Q, W = 1 << plan.lw, plan.Q, plan.window
-    sq = plan_squeeze(plan)
-    lanes = []
-    for _ in range(400):
-        j = int(rng.integers(0, plan.B + 2))
-        off, sign = int(rng.integers(0, w)), int(rng.integers(0, 2))
-        if rng.random() < 0.3:
-            off, sign = w - 1, 1
-        e = np.array([off + sign], dtype=np.int64)
-        i = int(_exact.table_index(plan, np.array([j << plan.lw], dtype=np.int64), e)[0])
-        t_own = (int(plan.R[j]) * int(plan.table[i])) >> (63 - Q)
-        for base in (int(sq[j]) >> (63 - Q), t_own):
-            for d in (-W - 1, -2, -1, 0, 1, 2, W - 1, W, W + 1):
-                if 0 <= base + d < 2**Q:
-                    lanes.append((j, off, sign, base + d))
-    words, extra = _crafted_words(plan, lanes, rng)
+    # lanes next to the squeeze's bound and to each lane's own threshold
+    words, extra = _crafted_words(plan, near_thresholds(plan, rng, 400), rng)
     entries, flags = _assert_same(plan, words, extra)
     assert 0 < entries.size < words.size and flags.shape[0] > 0  # every outcome exercised
 

@@ -49,18 +49,14 @@ def test_the_squeeze_bound_is_below_every_lanes_own(noise, scale):
     assert np.array_equal(sq[j[at_w]], own[at_w])
 
 
-@pytest.mark.parametrize("noise, scale", PLANS + [("gaussian", WIDE_STREAM_SCALE)])
-def test_decisions_equal_decides_on_random_and_crafted_words(noise, scale):
-    plan = _exact.make_plan(*_law(noise, scale))
-    rng = np.random.default_rng(11)
-    words = rng.integers(0, 2**64, 20000, dtype=np.uint64)
-    extra = rng.integers(0, 2**64, 10000, dtype=np.uint64) if plan.two_words else None
-    _same(decide_squeezed(plan, words, extra), _exact.decide(plan, words, extra))
-    # lanes next to the squeeze's threshold and to each lane's own one
+def near_thresholds(plan, rng, n_boxes):
+    """(box, offset, sign, U) lanes next to the squeeze's threshold and to
+    each lane's own one, in ``n_boxes`` random boxes (the tail and reject
+    boxes included), e = w among them: every outcome of a pass."""
     w, Q, W = 1 << plan.lw, plan.Q, plan.window
     sq = squeeze_table(plan)
     lanes = []
-    for _ in range(300):
+    for _ in range(n_boxes):
         j = int(rng.integers(0, plan.B + 2))
         off, sign = int(rng.integers(0, w)), int(rng.integers(0, 2))
         if rng.random() < 0.3:
@@ -73,7 +69,17 @@ def test_decisions_equal_decides_on_random_and_crafted_words(noise, scale):
             for d in (-W - 1, -2, -1, 0, 1, 2, W - 1, W, W + 1):
                 if 0 <= base + d < 2**Q:
                     lanes.append((j, off, sign, base + d))
-    words, extra = _crafted_words(plan, lanes, rng)
+    return lanes
+
+
+@pytest.mark.parametrize("noise, scale", PLANS + [("gaussian", WIDE_STREAM_SCALE)])
+def test_decisions_equal_decides_on_random_and_crafted_words(noise, scale):
+    plan = _exact.make_plan(*_law(noise, scale))
+    rng = np.random.default_rng(11)
+    words = rng.integers(0, 2**64, 20000, dtype=np.uint64)
+    extra = rng.integers(0, 2**64, 10000, dtype=np.uint64) if plan.two_words else None
+    _same(decide_squeezed(plan, words, extra), _exact.decide(plan, words, extra))
+    words, extra = _crafted_words(plan, near_thresholds(plan, rng, 300), rng)
     got = decide_squeezed(plan, words, extra)
     _same(got, _exact.decide(plan, words, extra))
     assert got[3].any() and not got[3].all()  # both outcomes were exercised
