@@ -314,7 +314,7 @@ class BLTPrefixSum(_LeafByLeaf):
         # a new array: IEEE addition is commutative bit for bit, so every
         # rounding, and the bound, is the one derived); the buffers and totals are
         # replaced, never written in place (``__copy__`` relies on it; the
-        # compiled one-buffer step writes them in place where ``_owned``). The
+        # compiled step (._blt_kernel) writes them in place where ``_owned``). The
         # step, the noise pool and the exact total are one function (a stream
         # step nests no deeper than this frame, bar a pool refill).
         if (_KERNEL_WIDTH is not None and self.dim >= _KERNEL_WIDTH
