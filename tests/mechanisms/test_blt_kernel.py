@@ -125,3 +125,34 @@ def test_a_grid_blt_mixing_one_buffer_and_several_keeps_numpy(monkeypatch):
     monkeypatch.setattr(_blt_kernel, "grid_step", None)
     blt.add(np.ones(5), 1)
     assert _state(blt) == _state(ref)
+
+
+@pytest.mark.parametrize("sampler", ["discrete", "float"])
+def test_an_open_stream_across_epochs_and_a_checkpoint_is_bit_for_bit(sampler, monkeypatch):
+    # horizon=None: BLT epochs of four buffers (8 then 16 leaves here), a
+    # checkpoint in the second epoch continuing as the stream did
+    from skdpol.mechanisms import OpenBLTPrefixSum
+
+    monkeypatch.setattr(_blt, "FIRST_EPOCH", 8)
+
+    def run(width):
+        monkeypatch.setattr(_blt, "_KERNEL_WIDTH", width)
+        blt = OpenBLTPrefixSum(dim=300, sensitivity=2.0, noise_multiplier=0.8, leaf_bound=3.0,
+                               rng=np.random.default_rng(5), sampler=sampler)
+        leaves = _leaves(300, 20, blt._epoch._step_size or 1.0)
+        out, clone = [], None
+        with np.errstate(invalid="ignore"):
+            for t, x in enumerate(leaves):
+                if t == 11:
+                    clone = copy.copy(blt)
+                blt.add(x.copy(), 1)
+                out.append(blt.release().tobytes() + blt.exact_total.tobytes())
+            for x in leaves[11:]:
+                clone.add(x.copy(), 1)
+                out.append(clone.release().tobytes() + clone.exact_total.tobytes())
+        assert len(blt._starts) == 2 and blt._epoch._enc.shape[0] == 4
+        return out
+
+    got = run(0)
+    assert got == run(None)
+    assert got[11:20] == got[20:]
