@@ -8,10 +8,14 @@ function (nested parts are included in their parent's time), and the pass
 with the smallest total is printed. Parts missing from a run (the BLT at
 epsilon = inf, the tree at epsilon 1) are left out.
 
+``--horizon`` is the estimator's: the rows fed (default), ``none``
+(open-ended: the BLT's epochs, four buffers) or a number of rows (past
+~1.1 million the stream plans more than 64 rounds: four buffers too).
+
 Usage::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/profile_wide_stream.py \\
-        [--epsilon 1] [--passes 9]
+        [--epsilon 1] [--passes 9] [--horizon none]
 """
 
 import argparse
@@ -75,16 +79,20 @@ def main():
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--passes", type=int, default=9)
     parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--horizon", default=None,
+                        help="the estimator's horizon: none, or rows (default: --rows)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     for owner, name, label in PARTS:
         _timed(owner, name, label)
     n = args.rows
+    horizon = (n if args.horizon is None else None if args.horizon.lower() == "none"
+               else int(args.horizon))
     X, s = make_rows(n, 2**17, True, np.random.default_rng(0))
     y = (s > 0).astype(int)
 
     def one_pass():
-        est = PrivateOnlineLogistic(epsilon=args.epsilon, data_norm=1.0, horizon=n,
+        est = PrivateOnlineLogistic(epsilon=args.epsilon, data_norm=1.0, horizon=horizon,
                                     random_state=0)
         SPENT.clear()
         t0 = time.process_time()
@@ -94,7 +102,8 @@ def main():
     one_pass()  # warm the per-process caches
     whole = "(the pass, chunks sliced too)"
     best = min((one_pass() for _ in range(args.passes)), key=lambda r: r[whole])
-    print(f"epsilon = {args.epsilon:g}, 2^17 CSR, {n:,} rows: the fastest of {args.passes} passes")
+    print(f"epsilon = {args.epsilon:g}, 2^17 CSR, {n:,} rows, horizon {horizon}: the fastest of "
+          f"{args.passes} passes")
     for label in sorted(best):
         print(f"  {label:48s} {1e3 * best[label]:7.1f} ms")
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from ._blt_grid import (  # noqa: F401  (grid_inflation: re-exported)
     _grid_for, _grid_units_sensitivity, encoding_error_bound, grid_inflation)
-from ._blt_kernel import one_buffer_step
+from ._blt_kernel import compiled_step
 from ._blt_optimise import (  # noqa: F401  (re-exported: their old home)
     blt_for_horizon, optimal_blt, sqrt_factorization_errors, tree_errors)
 from ._blt_value import BLT, _last_sum_b2, _series_one  # noqa: F401  (re-exported)
@@ -51,11 +51,10 @@ _add, _multiply, _divide, _rint = np.add, np.multiply, np.true_divide, np.rint
 _minimum, _maximum = np.minimum, np.maximum
 _sum_rows = np.add.reduce
 _ONE_BUFFER_PRODUCT = True  # one buffer's sum taken as its product (_add_one; tests: False)
-# a one-buffer step as one compiled loop (._blt_kernel, the same bits) from
-# this many coordinates on (None: the numpy path always, the reference).
-# Why not below: the first compiled call of a process imports numba and loads
-# the kernel (~0.5 s), more than a narrow stream's whole vector work (a wide
-# stream has at most 64 one-buffer steps: skdpol.online.wide_blt_buffers)
+# a step as one compiled loop (._blt_kernel, the same bits) from this many
+# coordinates on (None: the numpy path always, the reference). Why not below:
+# the first compiled call of a process imports numba and loads the kernel
+# (~0.5 s), more than a narrow stream's whole vector work
 _KERNEL_WIDTH = 2**14
 
 
@@ -315,12 +314,12 @@ class BLTPrefixSum(_LeafByLeaf):
         # a new array: IEEE addition is commutative bit for bit, so every
         # rounding, and the bound, is the one derived); the buffers and totals are
         # replaced, never written in place (``__copy__`` relies on it; the
-        # compiled one-buffer step writes them in place where ``_owned``). The
+        # compiled step (._blt_kernel) writes them in place where ``_owned``). The
         # step, the noise pool and the exact total are one function (a stream
         # step nests no deeper than this frame, bar a pool refill).
-        if (_KERNEL_WIDTH is not None and self.dim >= _KERNEL_WIDTH and self._enc.shape[0] == 1
-                and self._dec.shape[0] == 1 and (_ONE_BUFFER_PRODUCT or self._step_size is None)):
-            return one_buffer_step(self, x)
+        if (_KERNEL_WIDTH is not None and self.dim >= _KERNEL_WIDTH
+                and compiled_step(self, x, _ONE_BUFFER_PRODUCT)):
+            return
         leaf = x
         if self._step_size is not None:  # grid units (g a power of two: exact)
             x = _maximum(x, -self.leaf_bound)

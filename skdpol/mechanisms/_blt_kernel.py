@@ -1,11 +1,12 @@
-"""A one-buffer BLT's step as one compiled loop (:func:`skdpol.utils.kernel`).
+"""A BLT's step as one compiled loop (:func:`skdpol.utils.kernel`).
 
 Why. ``BLTPrefixSum._add_one`` is ~15 numpy operations over vectors of
-``dim``: clip, divide, the encoder's product and sum, rint, the noise, the
-decoder's, the release and the exact total, one pass over memory each. A
-wide classifier's stream (one buffer, 2^17 + 1 coordinates) spent ~0.65 ms
-a step on them; the loops below read every input once and write every
-output once (~0.15 ms).
+``dim`` (and (B, dim) buffers): clip, divide, the encoder's products and
+sum, rint, the noise, the decoder's, the release and the exact total, one
+pass over memory each. A wide classifier's stream (2^17 + 1 coordinates)
+spent ~0.65 ms a step on them with one buffer, ~2 ms with four (a horizon
+past 64 rounds, and every open-ended stream's BLT epochs); the loops below
+read every input once and write every output once (~0.15 and ~0.8 ms).
 
 Bit for bit. Each output coordinate is computed by the same IEEE operations,
 in the same order and on the same operands, as the numpy path it replaces
@@ -15,20 +16,26 @@ in the same order and on the same operands, as the numpy path it replaces
   operand when it is greater or NaN, else its second (a tie returns the
   second operand: the sign numpy gives a pair of zeros), minimum likewise;
   a NaN leaf stays NaN, infinities are clipped;
-* the grid step takes the buffer's product for its sum (as ``_add_one``
-  does under ``_ONE_BUFFER_PRODUCT``); the float step's sums start from
-  +0.0 (``add.reduce`` over one row: 0.0 + p, which turns -0.0 into +0.0);
+* the one-buffer grid step takes the buffer's product for its sum (as
+  ``_add_one`` does under ``_ONE_BUFFER_PRODUCT``); every other sum over
+  the buffers is ``add.reduce``'s over axis 0 of the (B, dim) products: for
+  each coordinate, from +0.0, the rows added in order, ((0.0 + p_0) + p_1)
+  + ... (axis 0 is not the contiguous one: no pairwise summation; the +0.0
+  start turns a sum of -0.0's into +0.0, which the tests pin);
 * every other sum is taken as numpy takes it (a + b where numpy adds b to
   a: IEEE addition is commutative bit for bit anyway); ``rint`` rounds half
   to even in both (LLVM's ``rint`` in the default rounding mode), and no
   product is fused into a multiply-add (numba compiles without fastmath).
 
-The coefficients are passed as floats (read from ``_per_buffer``'s arrays,
-equal along a row): loaded from arrays, which the outputs might alias, they
-were reloaded every coordinate. Several buffers keep the numpy path: a first
-compiled loop over (B, dim) buffers (fresh outputs) ran no faster than numpy
-at 4,097 coordinates with B = 4, and a wide stream's BLT has one buffer up
-to 64 rounds (``skdpol.online.wide_blt_buffers``), so it was not pursued.
+The coefficients are passed as floats (one buffer) or tuples of floats
+(read from ``_per_buffer``'s arrays, equal along a row): loaded from arrays,
+which the outputs might alias, they were reloaded every coordinate. numba
+compiles a summing kernel once per tuple length (B = 4 by default). With
+four buffers the loop reads 12 arrays and writes 10, too many pairs for
+LLVM's runtime alias checks, so it is not vectorised (~0.75 ms at 2^17 + 1
+against numpy's ~2.1); a blocked variant (the sums of 512 coordinates at a
+time in scratch arrays, each inner loop over two or three arrays) measured
+1.4-2.5 ms and was dropped.
 
 In place. Measured at 2^17 + 1 coordinates (the loop alone): with four fresh
 outputs a step took ~1 ms (250-370 page faults a step: the blocks freed the
@@ -45,14 +52,18 @@ import numpy as np
 
 from ..utils import kernel
 
-__all__ = ["one_buffer_step", "grid_step", "float_step"]
+__all__ = ["compiled_step", "grid_step", "grid_sum_step", "float_step"]
 
 _NO_NOISE = np.zeros(0)
 
 
-def one_buffer_step(stream, x):
-    """``BLTPrefixSum._add_one`` for one buffer: ``stream``'s step on the leaf
-    ``x`` (dim,) through :func:`grid_step` or :func:`float_step`.
+def compiled_step(stream, x, product):
+    """``BLTPrefixSum._add_one`` compiled: ``stream``'s step on the leaf ``x``
+    (dim,) through :func:`grid_step` (one buffer, its sum taken as its
+    product: ``product``, ``_blt._ONE_BUFFER_PRODUCT``), :func:`grid_sum_step`
+    (the grid path's sums over the buffers) or :func:`float_step`; False
+    (nothing done) where none is the numpy step (a grid BLT taking products
+    with one buffer on one side and several on the other: none has).
 
     The noise is drawn as there: a row of the pool a grid step, one normal
     vector a float one. The buffers and the exact total are written in
@@ -61,27 +72,38 @@ def one_buffer_step(stream, x):
     is a fresh array (``shared_release`` hands it out uncopied).
     """
     enc, dec, total = stream._enc, stream._dec, stream._total
+    grid = stream._step_size is not None
+    one = enc.shape[0] == 1 and dec.shape[0] == 1
+    if grid and product and not one and (enc.shape[0] == 1 or dec.shape[0] == 1):
+        return False
     if not stream._owned:
         enc, dec, total = enc.copy(), dec.copy(), total.copy()
     released = np.empty(stream.dim)
-    # the coefficients as floats (equal along _per_buffer's rows: column 0)
-    coefficients = (stream._omega[0, 0], stream._theta[0, 0], stream._nu[0, 0],
-                    stream._lam[0, 0])
-    if stream._step_size is not None:
+    # the coefficients (equal along _per_buffer's rows: column 0)
+    omega, theta, nu, lam = (c[:, 0] for c in (stream._omega, stream._theta, stream._nu,
+                                               stream._lam))
+    if grid:
         pool = stream._pool
         if pool.shape[0] == 0:
             pool = stream._draw_noise()
         stream._pool = pool[1:]
-        grid_step(x, stream.leaf_bound, stream._step_size, pool[0], *coefficients, enc[0],
-                  dec[0], total, stream._released, released)
+        if one and product:
+            grid_step(x, stream.leaf_bound, stream._step_size, pool[0], omega[0], theta[0],
+                      nu[0], lam[0], enc[0], dec[0], total, stream._released, released)
+        else:
+            grid_sum_step(x, stream.leaf_bound, stream._step_size, pool[0], tuple(omega.tolist()),
+                          tuple(theta.tolist()), tuple(nu.tolist()), tuple(lam.tolist()), enc,
+                          dec, total, stream._released, released)
     else:
         noise = (stream._rng.standard_normal(stream.dim) if stream.noise_multiplier > 0
                  else _NO_NOISE)
-        float_step(x, noise, stream.noise_std, *coefficients, enc[0], dec[0], total,
-                   stream._released, released)
+        float_step(x, noise, stream.noise_std, tuple(omega.tolist()), tuple(theta.tolist()),
+                   tuple(nu.tolist()), tuple(lam.tolist()), enc, dec, total, stream._released,
+                   released)
     stream._enc, stream._dec, stream._total, stream._released = enc, dec, total, released
     stream._owned = True
     stream._t += 1
+    return True
 
 
 @kernel
@@ -115,25 +137,67 @@ def grid_step(leaf, bound, step, noise, omega, theta, nu, lam, enc, dec, total, 
 
 
 @kernel
+def grid_sum_step(leaf, bound, step, noise, omega, theta, nu, lam, enc, dec, total, released,
+                  released_out):
+    """One grid-path step of a BLT with the sums over its buffers (several,
+    or one where the product is not taken): as :func:`grid_step`, with
+    ``omega``, ``theta`` (one float a row of ``enc``), ``nu``, ``lam`` (a row
+    of ``dec``) tuples and ``enc``, ``dec`` (buffers, dim).
+
+    Each sum is add.reduce's over axis 0: from +0.0, the rows in order.
+    """
+    lo = -bound
+    n_enc, n_dec = len(omega), len(nu)
+    for i in range(leaf.shape[0]):
+        x = leaf[i]
+        c = x if (x > lo or x != x) else lo  # maximum(x, -b): NaN propagates
+        c = c if (c < bound or c != c) else bound  # minimum(c, b)
+        c = c / step  # grid units (g a power of two: exact)
+        v = 0.0
+        for j in range(n_enc):
+            v = v + omega[j] * enc[j, i]
+        y = np.rint(v + c)
+        y = (y + noise[i]) * step
+        for j in range(n_enc):
+            enc[j, i] = theta[j] * enc[j, i] + c
+        # the decoder post-processes y: w = sum_j nu_j dec_j + y
+        w = 0.0
+        for j in range(n_dec):
+            w = w + nu[j] * dec[j, i]
+        w = w + y
+        for j in range(n_dec):
+            dec[j, i] = lam[j] * dec[j, i] + y
+        released_out[i] = w + released[i]
+        total[i] = total[i] + x
+
+
+@kernel
 def float_step(leaf, noise, std, omega, theta, nu, lam, enc, dec, total, released,
                released_out):
-    """One float-path step of a one-buffer BLT (as :func:`grid_step`).
+    """One float-path step of a BLT (as :func:`grid_sum_step`, any buffers).
 
     ``noise`` (dim,) standard normal draws, added as ``noise * std``, or an
     empty array for a step without noise (nothing added: a -0.0 stays). The
-    sums over the buffer start from +0.0, as add.reduce's (this path never
+    sums over the buffers start from +0.0, as add.reduce's (this path never
     took the product alone).
     """
     noisy = noise.shape[0] > 0
+    n_enc, n_dec = len(omega), len(nu)
     for i in range(leaf.shape[0]):
         x = leaf[i]
-        e = enc[i]
-        y = (0.0 + omega * e) + x
+        y = 0.0
+        for j in range(n_enc):
+            y = y + omega[j] * enc[j, i]
+        y = y + x
         if noisy:
             y = y + noise[i] * std
-        enc[i] = theta * e + x
-        d = dec[i]
-        v = (0.0 + nu * d) + y
-        dec[i] = lam * d + y
+        for j in range(n_enc):
+            enc[j, i] = theta[j] * enc[j, i] + x
+        v = 0.0
+        for j in range(n_dec):
+            v = v + nu[j] * dec[j, i]
+        v = v + y
+        for j in range(n_dec):
+            dec[j, i] = lam[j] * dec[j, i] + y
         released_out[i] = v + released[i]
         total[i] = total[i] + x
