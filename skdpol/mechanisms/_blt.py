@@ -42,6 +42,7 @@ from ._discrete import check_sampler, discrete_noise, fast_scale_limit
 _GRID_SCALE_TARGET = fast_scale_limit("gaussian")
 from ._noise import noise_event
 from ._tree import PrefixSumStream
+from ..utils import InPlaceArrays
 
 __all__ = ["BLT", "BLTPrefixSum", "OpenBLTPrefixSum", "grid_inflation", "blt_for_horizon", "optimal_blt", "sqrt_factorization_errors", "tree_errors"]
 
@@ -100,7 +101,7 @@ class _LeafByLeaf(PrefixSumStream):
         self.prefix_releases(leaves)
 
 
-class BLTPrefixSum(_LeafByLeaf):
+class BLTPrefixSum(InPlaceArrays, _LeafByLeaf):
     """Continual release of prefix sums through a BLT factorisation.
 
     The same interface as :class:`PrivatePrefixSum` for a known horizon:
@@ -161,8 +162,6 @@ class BLTPrefixSum(_LeafByLeaf):
     >>> blt.release().shape
     (2,)
     """
-
-    _owned = False  # (a stream pickled before it had the flag: its first step copies)
 
     def __init__(self, *, dim, sensitivity, noise_multiplier, horizon, rng, sampler="discrete",
                  leaf_bound=None, buffers=4, error="rms"):
@@ -259,16 +258,7 @@ class BLTPrefixSum(_LeafByLeaf):
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         clone._rng = copy.deepcopy(self._rng)
-        self._owned = clone._owned = False
-        return clone
-
-    def __getstate__(self):
-        # whether the arrays are shared is a fact about this process's objects,
-        # not the stream's value (a refused call's checkpoint clears it): left
-        # out, an unpickled stream takes the class's False and copies once
-        state = dict(self.__dict__)
-        state.pop("_owned", None)
-        return state
+        return self._disown(clone)
 
     @property
     def exact_total(self):

@@ -170,6 +170,7 @@ import math
 import numpy as np
 
 from ..mechanisms import prefix_sum_mechanism
+from ..utils import InPlaceArrays
 from ._registry import LARGE_HORIZON
 from ._rounds import ReplacedState, RoundBuffer
 from ._momentum_kernel import momentum_step
@@ -338,7 +339,7 @@ def _column_scaled(theta, constant, scale, in_place=False):
     return out
 
 
-class MomentumFTRL(ReplacedState, RoundBuffer):
+class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
     """DP-FTRL with heavy-ball momentum and averaging (module notes).
 
     Parameters
@@ -395,8 +396,6 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         The R~ of the step (None: the rows' own bound R~); the centred stream
         (:mod:`._centred`) keeps the step of today's rows.
     """
-
-    _owned = False  # (a stream pickled before it had the flag: its next round copies)
 
     # a round reads its rows only through _margins and _gradient_sum (matvec /
     # rmatvec on lazy rows): sparse chunks come as SparseUnitRows, uncopied
@@ -560,17 +559,7 @@ class MomentumFTRL(ReplacedState, RoundBuffer):
         # ReplacedState's checkpoint shares the arrays: neither side may now
         # write them in place (_kernel_post's first round after a copy
         # copies them first)
-        clone = super().__copy__()
-        self._owned = clone._owned = False
-        return clone
-
-    def __getstate__(self):
-        # _owned is about this process's objects, not the stream's value (a
-        # refused call's checkpoint clears it): left out of a pickle, whose
-        # stream takes the class's False and copies its iterates once
-        state = dict(self.__dict__)
-        state.pop("_owned", None)
-        return state
+        return self._disown(super().__copy__())
 
     def _publish(self):
         pass

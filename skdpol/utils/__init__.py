@@ -19,12 +19,12 @@ from ._sparse import (  # noqa: E402, F401
     stack_rows,
     tdot, tmatmul, zero_rows_like,
 )
-from ._state import Transaction  # noqa: E402, F401
+from ._state import InPlaceArrays, Transaction  # noqa: E402, F401
 from ._stream import check_terms, is_seeded, stream_rng  # noqa: E402, F401
 from ._validation import clip_rows_in_place, scale_rows_onto  # noqa: E402, F401
 from ._warnings import user_stacklevel  # noqa: E402, F401
 _internal = (
-    'ACCEPT_SPARSE', 'StreamMixin', 'Transaction', 'as_csr', 'check_terms', 'clip_labels',
+    'ACCEPT_SPARSE', 'InPlaceArrays', 'StreamMixin', 'Transaction', 'as_csr', 'check_terms', 'clip_labels',
     'clip_rows', 'clip_rows_in_place', 'clip_sparse_rows_in_place', 'csr_rows', 'dot',
     'inject_docstring', 'is_seeded', 'kernel', 'issparse', 'row_block', 'row_dots', 'row_ids',
     'row_sq_norms',

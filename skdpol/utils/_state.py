@@ -68,3 +68,30 @@ class Transaction:
             state.clear()
             state.update(self._saved)
         return False
+
+
+class InPlaceArrays:
+    """A mixin for state whose compiled steps write its arrays in place
+    while it alone holds them (``_owned``; :mod:`skdpol.mechanisms._blt_kernel`,
+    :mod:`skdpol.online._momentum_kernel`).
+
+    A checkpoint (``__copy__``) shares the arrays with its original, so
+    :meth:`_disown` marks both sides: each one's next step works on copies,
+    which it then owns. ``_owned`` says which objects of this process share
+    arrays, not what the state is worth: it is left out of pickles (a
+    refused call's checkpoint clears it), and an unpickled object, like one
+    that never had the flag, takes the class's False and copies once.
+    """
+
+    _owned = False
+
+    def _disown(self, clone):
+        """``clone``, a copy sharing this object's arrays: neither owns them."""
+        self._owned = clone._owned = False
+        return clone
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_owned", None)
+        return state
+
