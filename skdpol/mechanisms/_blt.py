@@ -53,10 +53,14 @@ _minimum, _maximum = np.minimum, np.maximum
 _sum_rows = np.add.reduce
 _ONE_BUFFER_PRODUCT = True  # one buffer's sum taken as its product (_add_one; tests: False)
 # a step as one compiled loop (._blt_kernel, the same bits) from this many
-# coordinates on (None: the numpy path always, the reference). Why not below:
-# the first compiled call of a process imports numba and loads the kernel
-# (~0.5 s), more than a narrow stream's whole vector work
-_KERNEL_WIDTH = 2**14
+# coordinates on (None: the numpy path always, the reference). At every width:
+# a noisy stream's first release loads numba for the exact sampler anyway
+# (this kernel's load adds ~0.04 s to a process's first call), and at d = 55
+# and 91 the ~20 numpy calls of a step cost more than the loop (the default
+# streams over 200,000 rows: 1.17-1.20x -> 1.22-1.35x SGDClassifier's rows per
+# CPU second, 0.98-1.00x -> 1.14-1.26x SGDRegressor's, with the momentum
+# round's kernel)
+_KERNEL_WIDTH = 1
 
 
 _FULL_COEFFICIENTS = 4096  # coordinates up to which the coefficients are stored full size

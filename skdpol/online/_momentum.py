@@ -197,10 +197,9 @@ MAX_ROUNDS, MAX_ROUND_ROWS = 1_000, 1_000
 CLASSIFIER_ROUNDS, CLASSIFIER_STEP_ROWS = 200, 6 * ROUND_ROWS
 # a round's post-processing as one compiled loop (._momentum_kernel, the same
 # bits) from this many coordinates (k x d) on (None: the numpy lines always,
-# the reference). Narrower rounds keep numpy: the compiled loop saves ~5 us a
-# round at d = 91, and its first call in a process costs ~0.5 s (numba's
-# import and the cached kernel's load)
-_KERNEL_WIDTH = 2**14
+# the reference): at every width, as the BLT's step (mechanisms/_blt.py,
+# _KERNEL_WIDTH: a noisy stream loads numba for its sampler anyway)
+_KERNEL_WIDTH = 1
 
 
 def momentum_round(horizon_rows, classifier=False):
