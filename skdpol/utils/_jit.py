@@ -12,7 +12,9 @@ which the tests pin against the numpy path it replaces.
 numba (and the compilation) is paid on a kernel's first call, not at
 ``import skdpol``; compiled code is cached on disk (``cache=True``: next to
 the module, or numba's user cache directory where that is read-only), so a
-later process starts with it.
+later process starts with it. Where numba finds no writable place for its
+cache (a read-only package and no user cache directory), a kernel is
+compiled for the process alone.
 """
 
 import functools
@@ -35,7 +37,10 @@ def kernel(fn):
         if compiled is None:
             import numba  # ~0.2 s: only where a kernel runs
 
-            compiled = numba.njit(cache=True, nogil=True)(fn)
+            try:
+                compiled = numba.njit(cache=True, nogil=True)(fn)
+            except RuntimeError:  # no writable cache location: compiled for this process only
+                compiled = numba.njit(nogil=True)(fn)
         return compiled(*args)
 
     call.py_func = fn

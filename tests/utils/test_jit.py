@@ -28,3 +28,17 @@ def test_python_function_kept():
     x = np.arange(3.0)
     out = _axpy_rint.py_func(2.0, x, x, np.empty(3))
     assert np.array_equal(out, [0.0, 3.0, 6.0])
+
+
+def test_compiles_without_a_cache_location(monkeypatch):
+    # a read-only install with no user cache directory: numba refuses
+    # cache=True at decoration; the kernel still compiles, for this process
+    from numba.core import caching
+
+    monkeypatch.setattr(caching.CacheImpl, "_locator_classes", [])
+
+    @kernel
+    def _twice(x):
+        return 2.0 * x
+
+    assert _twice(1.5) == 3.0
