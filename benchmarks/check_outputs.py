@@ -2,7 +2,8 @@
 
 Runs every estimator x algorithm x mechanism x sampler x budget x path
 (``fit``, ``partial_fit`` over uneven chunks, ``horizon`` known or not, a
-ledger with a budget, ``release_every`` and ``flush()``), the private
+ledger with a budget, ``release_every`` and ``flush()``), the linear
+estimators at their defaults on wide CSR rows (2,048 columns), the private
 scaler, the selector and seed 004, each with a fixed ``random_state``, and records a SHA-256 of what the run released
 after every call (coefficients, intercepts, ``privacy_spent_``, counts,
 predictions) -- or of the error it raised, so refusals are pinned too.
@@ -28,6 +29,7 @@ from pathlib import Path
 from _common import REPO  # noqa: F401  (puts the checkout first on sys.path)
 
 import numpy as np
+import scipy.sparse as sp
 
 from skdpol import (
     KernelPrivateOnlineRegressor,
@@ -43,8 +45,21 @@ N, D = 600, 4
 CHUNKS = [0, 130, 131, 400, 600]  # uneven: rounds straddle calls, one chunk of one row
 
 
+WIDE = 2048  # columns of the wide kinds: past 1,000 features, the wide streams' rules
+
+
 def _data(kind):
     rng = np.random.default_rng(7)
+    if kind.startswith("wide"):
+        # CSR rows of ~20 hashed-like nonzeros and a column shared by every row
+        # (the wide rules, the sparse rounds and the compiled kernels at width)
+        X = sp.random(N, WIDE - 1, density=20 / WIDE, format="csr", random_state=7)
+        X.data = rng.normal(size=X.data.size) / 4
+        X = sp.hstack([sp.csr_matrix(np.full((N, 1), 0.5)), X], format="csr")
+        s = X @ rng.normal(size=WIDE)
+        if kind == "wide_reg":
+            return X, s / np.std(s) + 0.1 * rng.normal(size=N)
+        return X, (s + rng.logistic(size=N) > 0).astype(int)
     X = rng.normal(size=(N, D)) / 2
     if kind == "reg":
         return X, X @ [1.0, -2.0, 0.5, 0.0] + 0.1 * rng.normal(size=N)
@@ -186,6 +201,15 @@ def configurations(ledger_dir):
             name = f"{est_name} release_every {path} " + " ".join(
                 f"{key}={v}" for key, v in params.items())
             out.append((name, lambda m=make, p=params: m(**p), kind, path, fit_kw))
+    # wide sparse rows at the defaults: every budget kind, horizon known or not
+    for (est_name, make, kind), budget, horizon, path in itertools.product(
+            (("regressor wide", lambda **p: PrivateOnlineRegressor(y_bound=4.0, **p), "wide_reg"),
+             ("logistic wide", PrivateOnlineLogistic, "wide_clf")),
+            budgets, (None, N), ("fit", "partial_fit", "flush")):
+        params = dict(horizon=horizon, data_norm=2.0, random_state=0, **budget)
+        fit_kw = {"classes": [0, 1]} if kind == "wide_clf" and path != "fit" else None
+        name = f"{est_name} {path} " + " ".join(f"{k}={v}" for k, v in params.items())
+        out.append((name, lambda m=make, p=params: m(**p), kind, path, fit_kw))
     for protocol, trust, loss, sampler in itertools.product(
             ("sgd1", "sgd2"), ("local", "secure-aggregation"), ("squared_error", "log_loss"),
             ("discrete", "float")):
