@@ -32,6 +32,7 @@ from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "docs", "benchmarks", "wide.md")
 DENSE_WIDE_ROWS = 20_000
+EPSILONS = (1.0, np.inf)
 REPEATS = 1  # untraced passes per estimator, the fastest timed (--repeats)
 
 
@@ -64,33 +65,44 @@ def _feed(est, X, y, chunk, first):
         est.partial_fit(X[lo:lo + chunk], y[lo:lo + chunk], **(first if i == 0 else {}))
 
 
-def stream(make, X, y, chunk, **first):
-    """(fitted estimator, rows per second, peak extra bytes) of partial_fit
-    over the chunks. ``make()`` builds a fresh estimator: the rate is timed
-    on one stream without tracemalloc (which slows every Python allocation,
-    and Python-heavy code more than SGD's compiled loop: timed under it, the
-    2^17 classifier's ratio read 0.64x where it is ~0.35x), the peak is
-    traced on a second, identical stream (its rate, traced, is reported too:
-    how earlier versions of this page timed). Times are the process's CPU
-    time: single-threaded (``OMP_NUM_THREADS=1``) on a shared machine, wall
-    time moved the 2^17 classifier's ratio between 0.15x and 0.57x over
-    three seeds of one run. With ``--repeats K`` every estimator (SGD and
-    the private one alike) is timed on K fresh, identical untraced passes
-    and the fastest counts: the other jobs only ever add time."""
-    est, elapsed = None, float("inf")
+def streams(makers, X, y, chunk, **first):
+    """[(fitted estimator, rows per second, peak extra bytes, traced rows
+    per second)] of partial_fit over the chunks, one per ``makers`` entry
+    (``make()`` builds a fresh estimator).
+
+    Rates are timed on streams without tracemalloc (which slows every Python
+    allocation, and Python-heavy code more than SGD's compiled loop: timed
+    under it, the 2^17 classifier's ratio read 0.64x where it is ~0.35x);
+    the peak is traced on one more, identical stream (its rate, traced, is
+    reported too: how earlier versions of this page timed). Times are the
+    process's CPU time: single-threaded (``OMP_NUM_THREADS=1``) on a shared
+    machine, wall time moved the 2^17 classifier's ratio between 0.15x and
+    0.57x over three seeds of one run. With ``--repeats K`` every estimator
+    (SGD and the private ones alike) is timed on K fresh, identical untraced
+    passes and the fastest counts (the other jobs only ever add time); the
+    passes take turns, one of each estimator per repeat, so that a busy
+    minute of the machine falls on all of them instead of on whichever
+    estimator was being timed then (SGD's rate had moved between 1.7 and 3.7
+    million rows per CPU second over one day's runs timed one after the
+    other)."""
+    ests, elapsed = [None] * len(makers), [float("inf")] * len(makers)
     for _ in range(REPEATS):
-        fresh = make()
+        for i, make in enumerate(makers):
+            fresh = make()
+            t0 = time.process_time()
+            _feed(fresh, X, y, chunk, first)
+            elapsed[i] = min(elapsed[i], time.process_time() - t0)
+            ests[i] = fresh if ests[i] is None else ests[i]
+    out = []
+    for make, est, best in zip(makers, ests, elapsed):
+        tracemalloc.start()
         t0 = time.process_time()
-        _feed(fresh, X, y, chunk, first)
-        elapsed = min(elapsed, time.process_time() - t0)
-        est = fresh if est is None else est
-    tracemalloc.start()
-    t0 = time.process_time()
-    _feed(make(), X, y, chunk, first)
-    traced = time.process_time() - t0
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return est, X.shape[0] / elapsed, peak, X.shape[0] / traced
+        _feed(make(), X, y, chunk, first)
+        traced = time.process_time() - t0
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        out.append((est, X.shape[0] / best, peak, X.shape[0] / traced))
+    return out
 
 
 def row(kind, d, sparse, n, chunk, seed, sampler="discrete"):
@@ -101,25 +113,25 @@ def row(kind, d, sparse, n, chunk, seed, sampler="discrete"):
     out = []
     if kind == "classifier":
         y, y_test = (s > 0).astype(int), (s_test > 0).astype(int)
-        sgd, sgd_rate, sgd_mem, sgd_traced = stream(lambda: SGDClassifier(random_state=seed),
-                                                    X, y, chunk, classes=[0, 1])
-        ref = sgd.score(X_test, y_test)
-        for eps in (1.0, np.inf):
-            est, rate, mem, traced = stream(lambda: PrivateOnlineLogistic(
+        (sgd, sgd_rate, sgd_mem, sgd_traced), *private = streams(
+            [lambda: SGDClassifier(random_state=seed)]
+            + [lambda eps=eps: PrivateOnlineLogistic(
                 epsilon=eps, data_norm=1.0, horizon=n, random_state=seed,
-                noise_sampler=sampler), X, y, chunk, classes=[0, 1])
+                noise_sampler=sampler) for eps in EPSILONS], X, y, chunk, classes=[0, 1])
+        ref = sgd.score(X_test, y_test)
+        for eps, (est, rate, mem, traced) in zip(EPSILONS, private):
             out.append((eps, est.algorithm_, rate, sgd_rate, mem, sgd_mem,
                         est.score(X_test, y_test), ref, traced / sgd_traced, est.batch_size_))
     else:
         y, y_test = s, s_test
-        sgd, sgd_rate, sgd_mem, sgd_traced = stream(lambda: SGDRegressor(random_state=seed),
-                                                    X, y, chunk)
-        ref = sgd.score(X_test, y_test)
         # the estimator's defaults (algorithm="auto"): the acceptance is about them
-        for eps in (1.0, np.inf):
-            est, rate, mem, traced = stream(lambda: PrivateOnlineRegressor(
+        (sgd, sgd_rate, sgd_mem, sgd_traced), *private = streams(
+            [lambda: SGDRegressor(random_state=seed)]
+            + [lambda eps=eps: PrivateOnlineRegressor(
                 epsilon=eps, data_norm=1.0, y_bound=4.0, horizon=n, random_state=seed,
-                noise_sampler=sampler), X, y, chunk)
+                noise_sampler=sampler) for eps in EPSILONS], X, y, chunk)
+        ref = sgd.score(X_test, y_test)
+        for eps, (est, rate, mem, traced) in zip(EPSILONS, private):
             out.append((eps, est.algorithm_, rate, sgd_rate, mem, sgd_mem,
                         est.score(X_test, y_test), ref, traced / sgd_traced, est.batch_size_))
     return out
@@ -187,7 +199,7 @@ def main():
         "(rates in the process's CPU time, which the other jobs move less than wall time). Unit-norm rows, `data_norm=1`; a linear target. "
         "`rate` and `SGD rate`: rows per CPU second of `partial_fit` over the stream "
         "(the same run, untraced"
-        f"{f'; the fastest of {REPEATS} fresh passes of each estimator' if REPEATS > 1 else ''}"
+        f"{f'; the fastest of {REPEATS} fresh passes of each estimator, taking turns' if REPEATS > 1 else ''}"
         "); memory: tracemalloc's peak over a second, "
         "identical stream (the chunks excluded); score: accuracy (classifier) or R^2 (regressor) on 5,000 held-out "
         "rows. Every estimator at its defaults (`algorithm=\"auto\"`, "
