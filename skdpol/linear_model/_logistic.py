@@ -29,26 +29,40 @@ def encode_labels(classes, y, offset=0):
     Unknown labels are an error naming rows (``offset`` added: a block's
     first row in the whole input), never echoing the values.
     """
-    numeric = np.asarray(classes).dtype.kind in "biuf"
-    if numeric != (np.asarray(y).dtype.kind in "biuf"):
+    classes, y = np.asarray(classes), np.asarray(y)
+    numeric = classes.dtype.kind in "biuf"
+    if numeric != (y.dtype.kind in "biuf"):
         raise ValueError(
             f"y holds {'non-numeric' if numeric else 'numeric'} labels but classes "
             f"are {'numeric' if numeric else 'non-numeric'}: pass y with the label "
             "type of classes."
         )
+    if classes.size == 2 and numeric:
+        # two numeric classes: two comparisons instead of a search (~0.1 of
+        # ~0.25 ms a chunk of 10,000 rows in a wide stream); the same
+        # encoding and the same rows unknown (NaN equals neither class)
+        positive = y == classes[1]
+        unknown = ~(positive | (y == classes[0]))
+        if np.any(unknown):
+            _unknown_labels(classes, unknown, offset)
+        return np.where(positive, 1.0, -1.0)
     index = np.searchsorted(classes, y)
     index = np.clip(index, 0, classes.size - 1)
     unknown = classes[index] != y
     if np.any(unknown):
-        # the offending values are data: name the rows, never echo the labels
-        rows = np.flatnonzero(unknown) + offset
-        raise ValueError(
-            f"y has labels not in classes {classes.tolist()} in {rows.size} "
-            f"row(s) (first rows {rows[:5].tolist()})."
-        )
+        _unknown_labels(classes, unknown, offset)
     if classes.size == 2:
         return np.where(index == 1, 1.0, -1.0)
     return index.astype(np.float64)
+
+
+def _unknown_labels(classes, unknown, offset):
+    # the offending values are data: name the rows, never echo the labels
+    rows = np.flatnonzero(unknown) + offset
+    raise ValueError(
+        f"y has labels not in classes {classes.tolist()} in {rows.size} "
+        f"row(s) (first rows {rows[:5].tolist()})."
+    )
 
 
 @inject_docstring()

@@ -1,6 +1,7 @@
 """PrivateOnlineLogistic: behaviour, bad input, what is released."""
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -350,3 +351,24 @@ def test_ftrl_without_a_horizon_keeps_budget_for_later_rows_and_a_fixed_alpha():
     # measured: 0.618, 0.906, 1.000 after 20 rounds of 512 rows
     assert spent[0] < spent[1] < spent[2] == pytest.approx(1.0, rel=1e-6)
     assert spent[0] == pytest.approx(0.6177, abs=1e-3)
+
+
+@pytest.mark.parametrize("classes", [[0, 1], [-1, 1], [0.5, 2.0], [False, True], [1, 3, 5]])
+def test_encode_labels_matches_a_search_of_the_classes(classes):
+    # two numeric classes take two comparisons instead of searchsorted: the
+    # same encoding, and the same rows refused (NaN, an unknown value)
+    from skdpol.linear_model._logistic import encode_labels
+
+    c = np.array(classes)
+    rng = np.random.default_rng(0)
+    for y in (rng.choice(c, 40), rng.choice(c, 40).astype(float),
+              np.r_[rng.choice(c, 5), np.nan], np.r_[rng.choice(c, 5), 4, 99]):
+        index = np.clip(np.searchsorted(c, y), 0, c.size - 1)
+        unknown = np.flatnonzero(c[index] != y)
+        if unknown.size:
+            message = f"in {unknown.size} row(s) (first rows {unknown[:5].tolist()})"
+            with pytest.raises(ValueError, match=re.escape(message)):
+                encode_labels(c, y, offset=0)
+            continue
+        want = np.where(index == 1, 1.0, -1.0) if c.size == 2 else index.astype(float)
+        np.testing.assert_array_equal(encode_labels(c, y), want)
