@@ -98,7 +98,8 @@ def _stream(repeats):
     ratio = {path: best["sgd"] / best[path] for path in paths}
     print(f"\nstream (2^17 CSR, epsilon 1): SGDClassifier {best['sgd'] * 1e3:.1f} ms; private "
           f"{best['numpy'] * 1e3:.1f} ms with numpy's pass (ratio {ratio['numpy']:.3f}x), "
-          f"{best['raw'] * 1e3:.1f} ms compiled on random_raw's words (ratio {ratio['raw']:.3f}x), "
+          f"{best['raw'] * 1e3:.1f} ms compiled on random_raw's words "
+          f"(ratio {ratio['raw']:.3f}x), "
           f"{best['own'] * 1e3:.1f} ms compiled generating SFC64's (ratio {ratio['own']:.3f}x)")
 
 

@@ -55,9 +55,10 @@ also follow each other inside one call (the same ``_exact.pass_size``
 sizes, its float operations in the same order), returning to Python only
 after a pass with flagged lanes, which are settled there, reading on from
 the pass's last word, before the next pass draws. At the wide stream's
-scale this took a 2^17 + 1 draw from ~4.5 to ~3.0 ns a coordinate in a
-loop, and the stream's noise (20 draws a pass) from 15.5 to ~12.4 ms
-(``benchmarks/bench_exact_sampler.py``, ``profile_wide_stream.py``).
+scale a 2^17 + 1 draw went from 4.6-4.8 to 3.15-3.2 ns a coordinate
+(``benchmarks/bench_exact_sampler.py``, SFC64 columns), and the 2^17
+stream's noise (20 such draws a pass) from 15.5-17.4 to 10.9-12.1 ms
+(``benchmarks/profile_wide_stream.py``, main's tree run alternately).
 """
 
 import math
