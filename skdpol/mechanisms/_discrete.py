@@ -60,7 +60,7 @@ finished in Python by reading more bits (``_exact`` derives each step).
 About 20-50 nanoseconds per coordinate above a few thousand coordinates
 (11-15 since ``_exact_squeeze``: 1.5 ms for a 2^17 + 1 BLT step, a third of
 it the Philox words, level with the float path's ``standard_normal``; ~7
-since the compiled pass, ``_exact_kernel``, ~5.7 on the BLT's SFC64 words),
+since the compiled pass, ``_exact_kernel``, ~4.4 on the BLT's SFC64 words, generated in it),
 plus ~30-60 microseconds per call (and ~0.1 ms the first time a scale is
 seen): 0.1-0.2 ms for the 4,277 coordinates of a 10,000 x 90
 ``partial_fit``, 5.5-8.5x (Gaussian) and 3.5-4.5x (Laplace) less than

@@ -118,10 +118,10 @@ comes from half of a second word (``two_words``, as for wide Laplace boxes).
 Plans exist up to sigma ~ 2^39 (refused beyond: t_hi e would pass 2^63);
 ``_discrete`` uses them up to 2^36.
 
-The kernel. ``propose`` and ``sample`` run the pass compiled (``_exact_kernel``):
-the same words, the same int64 operations lane for lane (every bound above
-holds for them), the same flagged lanes settled in Python in the same order,
-so the same draws; ``decide`` and ``decide_squeezed`` stay the reference.
+The kernel. ``propose`` and ``sample`` run the pass compiled (``_exact_kernel``,
+which generates SFC64's words itself): the same words, the same int64 operations
+lane for lane (every bound above holds for them), the same flagged lanes settled
+in Python in the same order: the same draws (``decide``, ``decide_squeezed``: the reference).
 """
 
 import math

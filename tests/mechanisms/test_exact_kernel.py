@@ -34,8 +34,9 @@ def _run(plan, words, extra, room=None, compiled=True):
     flags = np.empty((m, 4), dtype=np.int64)
     halves = extra.view(np.uint32) if plan.two_words else _exact_kernel._NO_HALVES
     kernel = _exact_kernel._pass if compiled else _exact_kernel._pass.py_func
-    n, nf = kernel(words.view(np.int64), halves, _exact_kernel._consts(plan), plan.slot_table,
-                   plan.R, plan.table, plan_squeeze(plan), dest, 0, spill, flags)
+    _, n, nf = kernel(words.view(np.int64), _exact_kernel._NO_STATE, 1.0, 0, halves,
+                      _exact_kernel._consts(plan), plan.slot_table, plan.R, plan.table,
+                      plan_squeeze(plan), dest, 0, spill, flags)
     entries = np.concatenate([dest[:min(n, room)], spill[:max(n - room, 0)]])
     return entries, flags[:nf]
 
