@@ -184,3 +184,23 @@ def test_threads_draw_what_they_draw_alone():
     with ThreadPoolExecutor(3) as pool:
         together = list(pool.map(draw, range(6)))
     assert all(a.tobytes() == b.tobytes() for a, b in zip(alone, together))
+
+
+def test_the_generators_state_is_read_and_written_without_its_lock():
+    # sample_compiled reads and writes bit_generator.state while holding
+    # bit_generator.lock (as random_raw holds it while drawing). numpy's
+    # ``state`` property does not take that lock (a plain threading.Lock); if
+    # a numpy version ever did, every noisy release would deadlock: this test
+    # fails instead (the probe runs in a daemon thread, given 10 seconds)
+    import threading
+
+    bits = np.random.SFC64(0)
+    done = threading.Event()
+
+    def probe():
+        with bits.lock:
+            bits.state = bits.state
+        done.set()
+
+    threading.Thread(target=probe, daemon=True).start()
+    assert done.wait(10), "numpy's SFC64.state now takes the generator's lock"
