@@ -52,6 +52,12 @@ _add, _multiply, _divide, _rint = np.add, np.multiply, np.true_divide, np.rint
 _minimum, _maximum = np.minimum, np.maximum
 _sum_rows = np.add.reduce
 _ONE_BUFFER_PRODUCT = True  # one buffer's sum taken as its product (_add_one; tests: False)
+# Whether a BLT keeps the exact sum of its leaves (``exact_total``: curator
+# state for tests and audits; no release reads it, the releases are the
+# buffers'). Off: one array of dim less to read and write every step, and to
+# copy on a call's first step after a checkpoint (~3 of ~55 ms a pass of the
+# 2^17-column classifier's stream). Read when a BLT is built; tests set it.
+_EXACT_TOTAL = False
 # a step as one compiled loop (._blt_kernel, the same bits) from this many
 # coordinates on (None: the numpy path always, the reference). At every width:
 # a noisy stream's first release loads numba for the exact sampler anyway
@@ -103,6 +109,13 @@ class _LeafByLeaf(PrefixSumStream):
     def add_leaves(self, leaves):
         """Add the rows of ``leaves`` (n, dim) as n steps."""
         self.prefix_releases(leaves)
+
+
+def _no_exact_total():
+    return AttributeError(
+        "this BLT keeps no exact total of its leaves: no release needs it, and "
+        "it is kept only where skdpol.mechanisms._blt._EXACT_TOTAL was True "
+        "when the BLT was built (tests and audits).")
 
 
 class BLTPrefixSum(InPlaceArrays, _LeafByLeaf):
@@ -192,7 +205,8 @@ class BLTPrefixSum(InPlaceArrays, _LeafByLeaf):
         self._rng = _keyed_generator(rng)
         self._pool = np.zeros((0, self.dim))  # pre-drawn integer noise (secret)
         self._t = 0
-        self._total = np.zeros(self.dim)  # exact sum (secret)
+        # exact sum (secret), kept for tests and audits only (_EXACT_TOTAL)
+        self._total = np.zeros(self.dim) if _EXACT_TOTAL else None
         self._released = np.zeros(self.dim)  # decoded prefix sum (public)
         # whether _enc, _dec and _total are this stream's alone (no checkpoint
         # shares them): a kernel step may then write them in place
@@ -266,7 +280,10 @@ class BLTPrefixSum(InPlaceArrays, _LeafByLeaf):
 
     @property
     def exact_total(self):
-        """The exact sum of the leaves (curator state: never publish it)."""
+        """The exact sum of the leaves (curator state: never publish it).
+        Kept only by a BLT built with ``_EXACT_TOTAL`` on (tests, audits)."""
+        if self._total is None:
+            raise _no_exact_total()
         return self._total.copy()
 
     @property
@@ -351,7 +368,8 @@ class BLTPrefixSum(InPlaceArrays, _LeafByLeaf):
         dec = _multiply(self._lam, self._dec)
         self._dec = _add(dec, y, out=dec)
         self._released = _add(v, self._released, out=v)
-        self._total = _add(self._total, leaf)
+        if self._total is not None:
+            self._total = _add(self._total, leaf)
         self._owned = True  # every array of the state is new
         self._t += 1
 
@@ -473,7 +491,8 @@ class OpenBLTPrefixSum(_LeafByLeaf):
         # keys of the epochs to come (secret): one generator, advanced once per epoch
         self._keys = _keyed_generator(rng)
         self._t = 0
-        self._finished_total = np.zeros(self.dim)  # exact (secret)
+        # exact (secret), kept for tests and audits only (_EXACT_TOTAL)
+        self._finished_total = np.zeros(self.dim) if _EXACT_TOTAL else None
         self._finished_release = np.zeros(self.dim)  # public
         self._finished_var = 0.0  # noise variance of the finished epochs' sum (public)
         self._starts = []  # first leaf of each epoch
@@ -510,7 +529,10 @@ class OpenBLTPrefixSum(_LeafByLeaf):
 
     @property
     def exact_total(self):
-        """The exact sum of the leaves (curator state: never publish it)."""
+        """The exact sum of the leaves (curator state: never publish it).
+        Kept only by epochs built with ``_EXACT_TOTAL`` on (tests, audits)."""
+        if self._finished_total is None:
+            raise _no_exact_total()
         return self._finished_total + self._epoch.exact_total
 
     @property
@@ -549,7 +571,8 @@ class OpenBLTPrefixSum(_LeafByLeaf):
         self._t += count
         if self._epoch.n_leaves == self._epoch.horizon:  # next epoch, twice as long
             ep = self._epoch
-            self._finished_total = self._finished_total + ep.exact_total
+            if self._finished_total is not None:
+                self._finished_total = self._finished_total + ep.exact_total
             self._finished_release = self._finished_release + ep.release()
             self._finished_var += (ep.noise_std * ep.blt.max_error(ep.horizon)) ** 2
             self._epoch = self._new_epoch(2 * ep.horizon)

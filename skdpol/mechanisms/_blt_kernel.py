@@ -42,7 +42,7 @@ outputs a step took ~1 ms (250-370 page faults a step: the blocks freed the
 step before were not reused untouched), writing into existing arrays ~0.35
 ms, and in place ~0.15 ms (separate output arrays, which might alias the
 inputs as far as the compiler knows, keep the loop from being vectorised).
-So the buffers and the exact total are written in place, the caller making
+So the buffers and the exact total (where kept: ``_blt._EXACT_TOTAL``) are written in place, the caller making
 sure they are the stream's own (``BLTPrefixSum._owned``: no checkpoint
 shares them; else it copies them first), and the release, which
 ``shared_release`` hands out uncopied, goes into a fresh array every step.
@@ -55,6 +55,7 @@ from ..utils import kernel
 __all__ = ["compiled_step", "grid_step", "grid_sum_step", "float_step"]
 
 _NO_NOISE = np.zeros(0)
+_NO_TOTAL = np.zeros(0)  # a BLT without its exact total: the kernels skip it
 
 
 def compiled_step(stream, x, product):
@@ -66,8 +67,8 @@ def compiled_step(stream, x, product):
     with one buffer on one side and several on the other: none has).
 
     The noise is drawn as there: a row of the pool a grid step, one normal
-    vector a float one. The buffers and the exact total are written in
-    place: on copies where a checkpoint shares them (``_owned`` false: the
+    vector a float one. The buffers and the exact total (where the BLT
+    keeps one: ``_blt._EXACT_TOTAL``) are written in place: on copies where a checkpoint shares them (``_owned`` false: the
     first step after ``__copy__``), which the stream then owns; the release
     is a fresh array (``shared_release`` hands it out uncopied).
     """
@@ -76,8 +77,12 @@ def compiled_step(stream, x, product):
     one = enc.shape[0] == 1 and dec.shape[0] == 1
     if grid and product and not one and (enc.shape[0] == 1 or dec.shape[0] == 1):
         return False
+    if total is None:  # no exact total kept (_blt._EXACT_TOTAL): none written
+        total = _NO_TOTAL
     if not stream._owned:
-        enc, dec, total = enc.copy(), dec.copy(), total.copy()
+        enc, dec = enc.copy(), dec.copy()
+        if total.shape[0]:
+            total = total.copy()
     released = np.empty(stream.dim)
     omega, theta, nu, lam = _coefficients(stream)
     if grid:
@@ -96,7 +101,9 @@ def compiled_step(stream, x, product):
                  else _NO_NOISE)
         float_step(x, noise, stream.noise_std, omega, theta, nu, lam, enc, dec, total,
                    stream._released, released)
-    stream._enc, stream._dec, stream._total, stream._released = enc, dec, total, released
+    stream._enc, stream._dec, stream._released = enc, dec, released
+    if total.shape[0]:
+        stream._total = total
     stream._owned = True
     stream._t += 1
     return True
@@ -125,9 +132,11 @@ def grid_step(leaf, bound, step, noise, omega, theta, nu, lam, enc, dec, total, 
     ``noise`` (dim,) the step's integer noise (float64); ``omega``, ``theta``,
     ``nu``, ``lam`` the buffer's coefficients (floats); ``enc`` and ``dec``
     (dim,) the buffers. The buffer's sum is its product
-    (``_blt._ONE_BUFFER_PRODUCT``).
+    (``_blt._ONE_BUFFER_PRODUCT``). ``total`` (dim,) the exact sum of the
+    leaves, or empty where the BLT keeps none (``_blt._EXACT_TOTAL``).
     """
     lo = -bound
+    keep = total.shape[0] > 0
     for i in range(leaf.shape[0]):
         x = leaf[i]
         c = x if (x > lo or x != x) else lo  # maximum(x, -b): NaN propagates
@@ -142,7 +151,8 @@ def grid_step(leaf, bound, step, noise, omega, theta, nu, lam, enc, dec, total, 
         v = nu * d + y
         dec[i] = lam * d + y
         released_out[i] = v + released[i]
-        total[i] = total[i] + x
+        if keep:
+            total[i] = total[i] + x
 
 
 @kernel
@@ -156,6 +166,7 @@ def grid_sum_step(leaf, bound, step, noise, omega, theta, nu, lam, enc, dec, tot
     Each sum is add.reduce's over axis 0: from +0.0, the rows in order.
     """
     lo = -bound
+    keep = total.shape[0] > 0
     n_enc, n_dec = len(omega), len(nu)
     for i in range(leaf.shape[0]):
         x = leaf[i]
@@ -177,7 +188,8 @@ def grid_sum_step(leaf, bound, step, noise, omega, theta, nu, lam, enc, dec, tot
         for j in range(n_dec):
             dec[j, i] = lam[j] * dec[j, i] + y
         released_out[i] = w + released[i]
-        total[i] = total[i] + x
+        if keep:
+            total[i] = total[i] + x
 
 
 @kernel
@@ -191,6 +203,7 @@ def float_step(leaf, noise, std, omega, theta, nu, lam, enc, dec, total, release
     took the product alone).
     """
     noisy = noise.shape[0] > 0
+    keep = total.shape[0] > 0
     n_enc, n_dec = len(omega), len(nu)
     for i in range(leaf.shape[0]):
         x = leaf[i]
@@ -209,4 +222,5 @@ def float_step(leaf, noise, std, omega, theta, nu, lam, enc, dec, total, release
         for j in range(n_dec):
             dec[j, i] = lam[j] * dec[j, i] + y
         released_out[i] = v + released[i]
-        total[i] = total[i] + x
+        if keep:
+            total[i] = total[i] + x

@@ -38,7 +38,9 @@ class PrefixSum(Protocol):
     n_leaves : int
         Leaves added so far.
     exact_total : ndarray
-        The exact (un-noised) sum: curator state, for tests and audits.
+        The exact (un-noised) sum: curator state, for tests and audits (a
+        BLT keeps it only where ``_blt._EXACT_TOTAL`` was on when it was
+        built: no release reads it; else reading it raises AttributeError).
     one_leaf_at_a_time : bool
         Leaves must be added one by one (each is rounded or encoded alone).
     """

@@ -15,3 +15,21 @@ def hooks(monkeypatch):
     yield set_hooks
     monkeypatch.undo()
     _exact.clear_plans()
+
+
+@pytest.fixture
+def keep_exact_totals(monkeypatch):
+    """BLTs built in the test keep their exact totals (``exact_total``:
+    ``_blt._EXACT_TOTAL``, off outside tests and audits)."""
+    from skdpol.mechanisms import _blt
+
+    monkeypatch.setattr(_blt, "_EXACT_TOTAL", True)
+
+
+@pytest.fixture(params=[False, True], ids=["no-total", "exact-total"])
+def exact_totals(request, monkeypatch):
+    """Both: BLTs without their exact totals (the default) and with them."""
+    from skdpol.mechanisms import _blt
+
+    monkeypatch.setattr(_blt, "_EXACT_TOTAL", request.param)
+    return request.param

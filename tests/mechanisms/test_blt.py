@@ -123,7 +123,7 @@ def _stream(n=64, dim=3, multiplier=1.0, seed=0, sampler="discrete", **kw):
                         rng=np.random.default_rng(seed), sampler=sampler, **kw)
 
 
-def test_without_noise_the_releases_are_the_prefix_sums():
+def test_without_noise_the_releases_are_the_prefix_sums(keep_exact_totals):
     leaves = np.random.default_rng(1).normal(size=(64, 3))
     blt = _stream(multiplier=0.0)
     before = blt.prefix_releases(leaves)
@@ -233,7 +233,8 @@ def test_releases_do_not_depend_on_chunking_and_the_horizon_is_kept():
 
 @pytest.mark.parametrize("sampler", ["discrete", "float"])
 @pytest.mark.parametrize("open_ended", [False, True])
-def test_adding_leaf_by_leaf_releases_what_add_leaves_does(sampler, open_ended, monkeypatch):
+def test_adding_leaf_by_leaf_releases_what_add_leaves_does(sampler, open_ended, monkeypatch,
+                                                           keep_exact_totals):
     # add() is the rounds' fast path: the same steps, exact totals and key use
     # as add_leaves, across the open stream's epochs (8, 16, 32 leaves) too
     monkeypatch.setattr("skdpol.mechanisms._blt.FIRST_EPOCH", 8)
@@ -421,7 +422,7 @@ def test_open_ended_blt_runs_through_epochs(monkeypatch):
     assert repr(noisy.event()) == repr(first.event())
 
 
-def test_open_ended_blt_copy_continues_on_its_own_noise(monkeypatch):
+def test_open_ended_blt_copy_continues_on_its_own_noise(monkeypatch, keep_exact_totals):
     monkeypatch.setattr("skdpol.mechanisms._blt.FIRST_EPOCH", 4)
     leaves = np.random.default_rng(0).uniform(-1, 1, size=(10, 2))
     one = OpenBLTPrefixSum(dim=2, sensitivity=2.0, noise_multiplier=1.0,
@@ -583,7 +584,8 @@ def _reference_step(blt, x):
 
 @pytest.mark.parametrize("dim, buffers", [(1, 4), (5, 4), (5000, 4), (5, 1), (5000, 1)])
 @pytest.mark.parametrize("sampler", ["discrete", "float"])
-def test_a_step_is_the_reference_arithmetic_bit_for_bit(dim, buffers, sampler, monkeypatch):
+def test_a_step_is_the_reference_arithmetic_bit_for_bit(dim, buffers, sampler, monkeypatch,
+                                                         keep_exact_totals):
     # the in-place step (fresh arrays finished in place, additions commuted)
     # rounds exactly as the reference: the same encoder float error. The
     # numpy step (the compiled one-buffer step writes its buffers in place:
@@ -606,3 +608,38 @@ def test_a_step_is_the_reference_arithmetic_bit_for_bit(dim, buffers, sampler, m
             assert g.tobytes() == w.tobytes()
         for old, copy_ in zip(olds, before):  # replaced, never written in place
             assert old.tobytes() == copy_.tobytes()
+
+
+@pytest.mark.parametrize("open_ended", [False, True])
+@pytest.mark.parametrize("kernel", [1, None])
+def test_the_exact_total_is_kept_only_on_request_and_changes_no_release(open_ended, kernel,
+                                                                       monkeypatch):
+    # no release reads the exact total: BLTs built without it (the default)
+    # release the same bits, and say plainly that they keep none
+    from skdpol.mechanisms import OpenBLTPrefixSum, _blt
+
+    monkeypatch.setattr(_blt, "FIRST_EPOCH", 8)
+    monkeypatch.setattr(_blt, "_KERNEL_WIDTH", kernel)
+    leaves = np.random.default_rng(5).uniform(-1, 1, size=(40, 300))
+
+    def run(keep):
+        monkeypatch.setattr(_blt, "_EXACT_TOTAL", keep)
+        if open_ended:
+            blt = OpenBLTPrefixSum(dim=300, sensitivity=2.0, noise_multiplier=1.0,
+                                   rng=np.random.default_rng(4))
+        else:
+            blt = _stream(n=40, dim=300)
+        out = []
+        for t, x in enumerate(leaves):
+            if t == 20:
+                blt = copy.copy(blt)  # a checkpoint: the kernel's copies
+            blt.add(x.copy(), 1)
+            out.append(blt.release().tobytes())
+        return blt, out
+
+    kept, with_total = run(True)
+    plain, without = run(False)
+    assert with_total == without
+    np.testing.assert_allclose(kept.exact_total, leaves.sum(axis=0))
+    with pytest.raises(AttributeError, match="keeps no exact total.*_EXACT_TOTAL"):
+        plain.exact_total

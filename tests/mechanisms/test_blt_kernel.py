@@ -39,7 +39,8 @@ def _leaves(dim, n, step, seed=3):
 
 
 def _state(blt):
-    return b"".join(a.tobytes() for a in (blt._enc, blt._dec, blt._released, blt._total,
+    total = np.zeros(0) if blt._total is None else blt._total  # (_blt._EXACT_TOTAL)
+    return b"".join(a.tobytes() for a in (blt._enc, blt._dec, blt._released, total,
                                           blt._pool))
 
 
@@ -78,7 +79,8 @@ def _counted(monkeypatch):
 @pytest.mark.parametrize("dim", [7, 5000])  # full-size coefficients and a (B, 1) column
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 @pytest.mark.parametrize("buffers", [1, 2, 3, 4])
-def test_the_compiled_step_is_the_numpy_step_bit_for_bit(buffers, dim, config, monkeypatch):
+def test_the_compiled_step_is_the_numpy_step_bit_for_bit(buffers, dim, config, monkeypatch,
+                                                          exact_totals):
     calls = _counted(monkeypatch)
     got = _run(monkeypatch, 0, config, dim, buffers=buffers)
     assert len(calls) == 12 + 6  # every step of the stream and of its checkpoint
@@ -128,7 +130,8 @@ def test_a_grid_blt_mixing_one_buffer_and_several_keeps_numpy(monkeypatch):
 
 
 @pytest.mark.parametrize("sampler", ["discrete", "float"])
-def test_an_open_stream_across_epochs_and_a_checkpoint_is_bit_for_bit(sampler, monkeypatch):
+def test_an_open_stream_across_epochs_and_a_checkpoint_is_bit_for_bit(sampler, monkeypatch,
+                                                                      keep_exact_totals):
     # horizon=None: BLT epochs of four buffers (8 then 16 leaves here), a
     # checkpoint in the second epoch continuing as the stream did
     from skdpol.mechanisms import OpenBLTPrefixSum
