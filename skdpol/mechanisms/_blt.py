@@ -42,7 +42,7 @@ from ._discrete import check_sampler, discrete_noise, fast_scale_limit
 _GRID_SCALE_TARGET = fast_scale_limit("gaussian")
 from ._noise import noise_event
 from ._tree import PrefixSumStream
-from ..utils import InPlaceArrays
+from ..utils import InPlaceArrays, copy_generator
 
 __all__ = ["BLT", "BLTPrefixSum", "OpenBLTPrefixSum", "grid_inflation", "blt_for_horizon", "optimal_blt", "sqrt_factorization_errors", "tree_errors"]
 
@@ -275,7 +275,7 @@ class BLTPrefixSum(InPlaceArrays, _LeafByLeaf):
         # copies of them where not ``_owned``: see ._blt_kernel)
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone._rng = copy.deepcopy(self._rng)
+        clone._rng = copy_generator(self._rng)
         return self._disown(clone)
 
     @property
@@ -522,7 +522,7 @@ class OpenBLTPrefixSum(_LeafByLeaf):
     def __copy__(self):
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone._keys = copy.deepcopy(self._keys)
+        clone._keys = copy_generator(self._keys)
         clone._epoch = copy.copy(self._epoch)
         clone._starts = list(self._starts)
         return clone

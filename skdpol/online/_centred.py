@@ -103,7 +103,7 @@ from dp_accounting.dp_event import ComposedDpEvent
 
 from ..mechanisms import NoiseSpec, exponential_mechanism, quantile_distances, target_rank
 from ..mechanisms import noise_event, quantile_event
-from ..utils import issparse, stack_rows
+from ..utils import copy_generator, issparse, stack_rows
 from ._momentum import MomentumFTRL
 
 # rows held for the centring: as many as make the released mean's noise
@@ -314,7 +314,7 @@ class CentredMomentumFTRL(MomentumFTRL):
 
     def __copy__(self):
         clone = super().__copy__()
-        clone._centre_rng = copy.deepcopy(self._centre_rng)
+        clone._centre_rng = copy_generator(self._centre_rng)
         return clone
 
     # ----------------------------------------------------------- the centring

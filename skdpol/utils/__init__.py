@@ -19,7 +19,7 @@ from ._sparse import (  # noqa: E402, F401
     stack_rows,
     tdot, tmatmul, zero_rows_like,
 )
-from ._state import InPlaceArrays, Transaction  # noqa: E402, F401
+from ._state import InPlaceArrays, Transaction, copy_generator  # noqa: E402, F401
 from ._stream import check_terms, is_seeded, stream_rng  # noqa: E402, F401
 from ._validation import clip_rows_in_place, scale_rows_onto  # noqa: E402, F401
 from ._warnings import user_stacklevel  # noqa: E402, F401
