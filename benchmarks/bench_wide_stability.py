@@ -29,7 +29,11 @@ hashed-like columns), ``tok5`` / ``tok8`` (the same kind of rows with a
 shared token of value 0.5 / 0.8 in the last column, the lead's
 reproduction), ``adult`` (Adult through FeatureHasher to 2^17 columns,
 ``bench_wide_rounds.adult``). Each line: data, epsilon, seed, rule, test
-accuracy; ``sgd`` is one pass of SGDClassifier on the same chunks.
+accuracy; ``sgd`` is one pass of SGDClassifier on the same chunks. The
+figures of ``docs/benchmarks/wide_stability.md`` (written from this output).
+``--time K``: CPU seconds of K alternating passes of ``off``, ``lib`` and SGD.
+The prototypes (``cap``, ``restart``, ``secant``) run the stream's numpy
+post-processing; ``off`` and ``lib`` its compiled one (the same bits).
 
 Usage::
 
@@ -37,6 +41,7 @@ Usage::
         --eps inf,1 --seeds 0,1,2 --rules off,lib,cap,restart --sgd
     OMP_NUM_THREADS=1 python benchmarks/bench_wide_stability.py --data plain,tok8 \\
         --eps inf,1 --seeds 0,1,2 --rules secant --gate 4 --kappa 2 --exempt
+    OMP_NUM_THREADS=1 python benchmarks/bench_wide_stability.py --data plain --eps inf,1 --time 7
 """
 
 import argparse
@@ -51,7 +56,8 @@ from sklearn.linear_model import SGDClassifier
 import skdpol.online._momentum as mom
 from skdpol import PrivateOnlineLogistic
 
-RULE = {"name": "lib", "kappa": 2.0, "decay": 0.9, "cap": 12.0, "gate": 0.0, "exempt": False, "kint": np.inf}
+RULE = {"name": "lib", "kappa": 2.0, "decay": 0.9, "cap": 12.0, "gate": 0.0, "exempt": False,
+        "kint": np.inf}
 _ORIGINAL_ROUND = mom.MomentumFTRL._round
 
 
@@ -173,6 +179,28 @@ def sgd(X, y, Xte, yte, seed, chunk):
     return s.score(Xte, yte)
 
 
+def timing(args):
+    """Fastest and median CPU seconds of ``--time`` passes of each rule (the
+    compiled rounds) and of SGD, alternating, on the first data set and seed."""
+    import time
+    name, seed = args.data.split(",")[0], int(args.seeds.split(",")[0])
+    X, y, Xte, yte, norm = dataset(name, seed)
+    times = {}
+    for _ in range(args.time):
+        for eps in (float(e) for e in args.eps.split(",")):
+            for rule in ("off", "lib"):
+                RULE["name"] = rule
+                start = time.process_time()
+                run(X, y, Xte, yte, norm, eps, seed, args.chunk)  # (the score's time too)
+                times.setdefault(f"{rule} eps={eps:g}", []).append(time.process_time() - start)
+        start = time.process_time()
+        sgd(X, y, Xte, yte, seed, args.chunk)
+        times.setdefault("sgd", []).append(time.process_time() - start)
+    for key, values in times.items():
+        print(f"{name} {key} cpu fastest {min(values):.3f} median {np.median(values):.3f}",
+              flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", default="plain,tok8")
@@ -187,11 +215,16 @@ def main():
                         help="with --exempt: the intercept's own kappa (inf: lr)")
     parser.add_argument("--chunk", type=int, default=10_000)
     parser.add_argument("--sgd", action="store_true")
+    parser.add_argument("--time", type=int, default=0,
+                        help="K: CPU seconds of K alternating passes (off, lib, SGD) instead")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    RULE.update(kappa=args.kappa, decay=args.decay, gate=args.gate, exempt=args.exempt, kint=args.kint)
+    RULE.update(kappa=args.kappa, decay=args.decay, gate=args.gate, exempt=args.exempt,
+                kint=args.kint)
     if set(args.rules.split(",")) - {"off", "lib"}:
         mom._KERNEL_WIDTH = None  # the numpy path (the prototypes patch it)
+    if args.time:
+        return timing(args)
     for name in args.data.split(","):
         chunk = 5_000 if name == "adult" else args.chunk
         for seed in (int(s) for s in args.seeds.split(",")):
@@ -204,7 +237,8 @@ def main():
                     RULE["name"] = rule
                     acc, b = run(X, y, Xte, yte, norm, eps, seed, chunk)
                     print(f"{name} eps={eps:g} seed={seed} rule={rule} kappa={args.kappa:g} "
-                          f"decay={args.decay:g} gate={args.gate:g} exempt={int(args.exempt)} kint={args.kint:g} b={b} accuracy={acc:.4f}", flush=True)
+                          f"decay={args.decay:g} gate={args.gate:g} exempt={int(args.exempt)} "
+                          f"kint={args.kint:g} b={b} accuracy={acc:.4f}", flush=True)
 
 
 if __name__ == "__main__":

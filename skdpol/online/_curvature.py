@@ -20,8 +20,9 @@ with decay ``DECAY``:
 
     num_j = DECAY num_j + dg_j dtheta_j      (dg_j kept only past the noise gate)
     den_j = DECAY den_j + dtheta_j^2
-    h_j   = num_j / den_j                    (where den_j > 0)
-    lr_j  = kappa / h_j where lr h_j > kappa (kappa = WIDE_CURVATURE_CAP = 2), else lr
+    h_j   = num_j / den_j
+    lr_j  = min(lr, kappa / h_j) = min(lr, kappa den_j / num_j) where num_j > 0, else lr
+            (kappa = WIDE_CURVATURE_CAP = 2)
 
 kappa = 2 keeps the estimated lr_j h_j at about half heavy ball's bound.
 Coordinates whose releases show no such curvature keep lr exactly (the same
@@ -111,17 +112,12 @@ class CurvatureCap:
         den = DECAY * self._den
         den += dtheta * dtheta
         self._num, self._den = num, den
-        # h = num / den (where den > 0); kappa / h < lr <=> lr num > kappa den:
-        # only those coordinates change, and only they divide
-        capped = lr * num > self.kappa * den
-        capped &= den > 0.0
+        # kappa / h_j = kappa den_j / num_j where num_j > 0 (h_j > 0)
+        positive = num > 0.0
         if intercept:
-            capped[:, -1] = False  # the intercept keeps lr (module notes)
-        if not capped.any():
-            return lr  # the same floats as the array of lr
-        rates = np.full(num.shape, lr)
-        rates[capped] = self.kappa / (num[capped] / den[capped])
-        return rates
+            positive[:, -1] = False  # the intercept keeps lr (module notes)
+        kd = self.kappa * den
+        return np.where(positive, np.minimum(lr, kd / np.where(positive, num, 1.0)), lr)
 
     def kernel_step(self, released, last, rows, alpha, momentum, lr, keep, rho, velocity,
                     theta, average, tree, t, intercept):

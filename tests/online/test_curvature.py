@@ -40,17 +40,17 @@ def test_the_cap_takes_only_the_coordinates_whose_releases_show_curvature():
     assert first == 1.0  # no secant before round 2
     rates = cap.rates(1.0, np.array([[10.0, 0.1, -1.0, 5.0, 10.0]]), np.array([[1.0, 1.0, 1.0,
                       0.0, 1.0]]), _Tree(0.0), 2, 100, True)
-    assert rates[0, 0] == 2.0 / 10.0
+    assert rates[0, 0] == 2.0 * 1.0 / 10.0  # kappa / h = kappa den / num
     assert rates[0, 1:].tolist() == [1.0] * 4  # exactly lr
     # the least squares over rounds: num and den decay alike (h unchanged by the decay)
     np.testing.assert_array_equal(cap._num, [[10.0, 0.1, -1.0, 0.0, 10.0]])
     rates = cap.rates(1.0, np.array([[0.0, 0.1, -1.0, 5.0, 10.0]]), np.array([[0.0, 1.0, 1.0,
                       0.0, 1.0]]), _Tree(0.0), 3, 100, True)
-    assert rates[0, 0] == 2.0 / ((DECAY * 10.0 + 10.0) / (DECAY * 1.0 + 1.0))
-    # no curvature anywhere: the scalar lr itself
+    assert rates[0, 0] == 2.0 * (DECAY * 1.0 + 1.0) / (DECAY * 10.0 + 10.0)  # kappa den / num
+    # no curvature past the bound anywhere: lr exactly
     flat = CurvatureCap(2.0, (1, 2))
-    assert _rounds(flat, 1.0, [[0.0, 0.0], [0.1, 0.2]], [[0.0, 0.0], [1.0, 1.0]],
-                   _Tree(0.0)) == 1.0
+    rates = _rounds(flat, 1.0, [[0.0, 0.0], [0.1, 0.2]], [[0.0, 0.0], [1.0, 1.0]], _Tree(0.0))
+    assert rates.tolist() == [[1.0, 1.0]]
 
 
 def test_the_noise_gate_drops_changes_of_the_noise_s_size():
@@ -61,7 +61,7 @@ def test_the_noise_gate_drops_changes_of_the_noise_s_size():
     grads = [[0.0, 0.0], [0.0, 0.0], [GATE * 0.9, GATE * 1.1]]
     thetas = [[0.0, 0.0], [0.0, 0.0], [0.1, 0.1]]
     rates = _rounds(CurvatureCap(2.0, (1, 2)), 1.0, grads, thetas, _Tree(s))
-    assert rates[0, 0] == 1.0 and rates[0, 1] == 2.0 / ((GATE * 1.1 * 0.1) / (0.1 * 0.1))
+    assert rates[0, 0] == 1.0 and rates[0, 1] == 2.0 * (0.1 * 0.1) / (GATE * 1.1 * 0.1)
     # the same changes without noise (epsilon = inf) both count
     rates = _rounds(CurvatureCap(2.0, (1, 2)), 1.0, grads, thetas, _Tree(0.0))
     assert rates[0, 0] < 1.0 and rates[0, 1] < 1.0
