@@ -156,3 +156,16 @@ def test_numpy_and_compiled_rounds_with_the_cap_and_a_checkpoint(epsilon, monkey
     assert len(calls) == 2 + 2 + 2 + 2 and binding > 0  # est, est and the checkpoint, est
     assert run(None) == (compiled, binding)
     assert len(calls) == 8  # the numpy lines did not call it
+
+
+def test_the_noise_bound_of_an_epoch_mechanism_takes_its_current_std():
+    class Epochs:  # knows its current epoch's times only (OpenBLTPrefixSum)
+        def noise_std_at(self, times):
+            times = np.asarray(times)
+            if np.any(times < 5):
+                raise ValueError("noise_std_at covers the current epoch only.")
+            return 3.0 * np.ones(times.shape)
+
+    assert _curvature._noise_bound(Epochs(), 6, 10) == 4 * 3.0 / 10
+    assert _curvature._noise_bound(Epochs(), 8, 10) == (3.0 + 6.0 + 3.0) / 10
+    assert _curvature._noise_bound(_Tree(0.0), 8, 10) == 0.0  # epsilon = inf: no gate
