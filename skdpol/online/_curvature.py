@@ -33,8 +33,14 @@ enters both dg and, through the velocity, dtheta); a term counts only where
 |dg_j| passes ``GATE`` = 4 times a public bound on its noise std,
 (s_t + 2 s_{t-1} + s_{t-2}) / b (s the mechanism's prefix-noise std,
 ``noise_std_at``: dg is the second difference of the releases over b).
+At epsilon 1 on hashed rows no column then passed it (the intercept's aside):
+their accuracy is main's on seeds 0-2, where without the gate a few columns
+were capped on noise (seeds 0 / 2: 0.5782 / 0.6050 -> 0.5798 / 0.6046; the
+0.8 token's rows 0.5156 / 0.5010 / 0.6109 with it, 0.5114 / 0.5002 / 0.6114
+without).
 The intercept column keeps lr: its curvature is c^2 mean(sigma') <= 1/16
-(c = 0.5), lr h up to 4 at rounds of 2,000 and 8-10 at 5,000 (epsilon 1);
+(c = 0.5), lr h up to 4 at rounds of 2,000 and 10 at 5,000 (epsilon 1;
+4-7 measured on hashed rows);
 capping it cost plain hashed rows at epsilon 1 0.578 / 0.603 / 0.605 ->
 0.570 / 0.575 / 0.581 (seeds 0-2; the averaged iterates absorb its
 oscillation there), and with it kept the plain rows' accuracy at epsilon 1
