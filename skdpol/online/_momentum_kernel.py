@@ -29,7 +29,7 @@ fresh ones can cost page faults (``skdpol.mechanisms._blt_kernel``).
 
 from ..utils import kernel
 
-__all__ = ["momentum_step"]
+__all__ = ["momentum_step", "momentum_step_capped"]
 
 
 @kernel
@@ -48,5 +48,47 @@ def momentum_step(released, last, rows, alpha, momentum, lr, keep, rho, velocity
             v = momentum * velocity[r, i] + g
             velocity[r, i] = v
             t = t - lr * v
+            theta[r, i] = t
+            average[r, i] = keep * average[r, i] + rho * t
+
+
+@kernel
+def momentum_step_capped(released, last, rows, alpha, momentum, lr, keep, rho, velocity,
+                         theta, average, previous_g, previous_theta, num, den, has_previous,
+                         decay, gate, kappa, free_last):
+    """:func:`momentum_step` with the wide classifier's per-coordinate cap
+    (:mod:`._curvature`: its numpy lines, ``CurvatureCap.rates``, in their
+    order), also writing the secant's state ``previous_g``,
+    ``previous_theta``, ``num`` and ``den`` in place. ``has_previous``:
+    round 2 on; ``gate``: GATE x the noise bound (0: no gate); ``free_last``:
+    the last column (the intercept) keeps ``lr``."""
+    penalised = alpha != 0.0
+    free = theta.shape[1] - 1 if free_last else -1  # the intercept's column
+    for r in range(theta.shape[0]):
+        for i in range(theta.shape[1]):
+            t = theta[r, i]
+            g = (released[r, i] - last[r, i]) / rows
+            if penalised:
+                g = g + alpha * t
+            v = momentum * velocity[r, i] + g
+            velocity[r, i] = v
+            rate = lr
+            if has_previous:
+                dg = g - previous_g[r, i]
+                dtheta = t - previous_theta[r, i]
+                term = dg * dtheta
+                if gate > 0.0 and not abs(dg) > gate:
+                    term = 0.0
+                n = decay * num[r, i] + term
+                num[r, i] = n
+                dd = decay * den[r, i] + dtheta * dtheta
+                den[r, i] = dd
+                # kappa / h = kappa den / num where num > 0 (a select the
+                # compiler vectorises: a branch around the division ran 2x slower)
+                if n > 0.0 and i != free:
+                    rate = min(lr, kappa * dd / n)
+            previous_g[r, i] = g
+            previous_theta[r, i] = t
+            t = t - rate * v
             theta[r, i] = t
             average[r, i] = keep * average[r, i] + rho * t
