@@ -65,89 +65,123 @@ checkpoint shares them (``_owned``, as the stream's iterates).
 
 import numpy as np
 
-from ._momentum_kernel import momentum_step_capped
+from ._momentum_kernel import momentum_step, momentum_step_capped, momentum_step_secant
 
-DECAY = 0.9  # the secant's least squares forget older rounds at this rate
+DECAY = 0.9  # the secant's least squares forget older secant rounds at this rate
 GATE = 4.0  # a term counts where |dg| > GATE x the public bound on its noise std
+# the secant rounds (``secant_round``): every round up to EVERY_ROUND_UNTIL, then
+# one round in SECANT_EVERY (the module notes' "Cost")
+EVERY_ROUND_UNTIL, SECANT_EVERY = 5, 8
 
-__all__ = ["CurvatureCap", "DECAY", "GATE"]
+__all__ = ["CurvatureCap", "DECAY", "GATE", "secant_round"]
+
+
+def secant_round(t):
+    """Whether round t (from 1) updates the secant (a public function of t)."""
+    return t >= 2 and (t <= EVERY_ROUND_UNTIL or t % SECANT_EVERY == 0)
 
 
 class CurvatureCap:
     """The secant state of one stream (module notes); ``kappa`` the cap on
-    the estimated lr_j h_j, ``shape`` the stream's (k, d)."""
-
-    _owned = False  # (unpickled: the kernel's first round copies the arrays)
+    the estimated lr_j h_j, ``shape`` the stream's (k, d). Its arrays are
+    replaced, never written in place: a checkpoint (a shallow copy) shares
+    them safely, and no round copies them."""
 
     def __init__(self, kappa, shape):
         self.kappa = float(kappa)
-        self._previous_g = self._previous_theta = None  # g_{t-1}, theta_{t-2}
-        self._num = np.zeros(shape)
-        self._den = np.zeros(shape)
+        self._num = np.zeros(shape, np.float32)  # the secant's sums (float32)
+        self._den = np.zeros(shape, np.float32)
+        # G_{t-2} (the stream's release before its last) where round t is a
+        # secant round (a reference: releases are replaced, never written)
+        self._before_last = None
+        self._previous_lr = None  # the scalar step of round t - 1
+        # the capped coordinates (flat indices, sorted) and their rates, from the
+        # last secant round (which took them) to the next
+        self._capped = np.zeros(0, np.int64)
+        self._rates = np.zeros(0)
 
-    def __copy__(self):
-        # a stream's checkpoint: both sides share the arrays from here on, so
-        # neither may write them in place (the kernel's next round copies)
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        self._owned = clone._owned = False
-        return clone
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_owned", None)
-        return state
-
-    def rates(self, lr, g, theta, tree, t, rows, intercept):
-        """Round t's learning rates (lr, or a (k, d) array) from its released
-        mean gradient ``g`` at ``theta`` (= theta_{t-1}), the numpy lines (the
-        reference of :func:`~._momentum_kernel.momentum_step_capped`);
-        replaces this state's arrays, never writes them."""
-        previous_g, previous_theta = self._previous_g, self._previous_theta
-        self._previous_g, self._previous_theta, self._owned = g, theta, False
-        if previous_g is None:
-            return lr
-        dg = g - previous_g
-        dtheta = theta - previous_theta
+    def rates(self, lr, released, last, v_prev, alpha, momentum, tree, t, rows, intercept):
+        """Round t's learning rates (lr, or a (k, d) array) from its release
+        ``released`` (G_t), the one before ``last`` (G_{t-1}), the velocity
+        before it ``v_prev`` and the penalty ``alpha``: the numpy lines, the
+        reference of :func:`~._momentum_kernel.momentum_step_capped` and
+        :func:`~._momentum_kernel.momentum_step_secant`. Replaces this state's arrays, never writes them."""
+        capped, rates = self._capped, self._rates  # the last secant round's
+        before_last = self._before_last
+        self._before_last = last if secant_round(t + 1) else None
+        previous_lr, self._previous_lr = self._previous_lr, lr
+        if before_last is None:  # not a secant round: the last one's rates
+            return lr if not capped.size else _dense(lr, capped, rates, v_prev.shape)
+        # the previous round's step theta_{t-1} - theta_{t-2} = -rate v_prev
+        dtheta = -(_dense(previous_lr, capped, rates, v_prev.shape) * v_prev)
+        # g_t - g_{t-1} = (G_t - 2 G_{t-1} + G_{t-2}) / b + alpha dtheta
+        dg = (released - last) / rows - (last - before_last) / rows
+        if alpha:
+            dg += alpha * dtheta
         term = dg * dtheta
         gate = GATE * _noise_bound(tree, t, rows)
         if gate > 0.0:  # the noise gate (module notes)
             term = np.where(np.abs(dg) > gate, term, 0.0)
-        num = DECAY * self._num
-        num += term
-        den = DECAY * self._den
-        den += dtheta * dtheta
+        # the sums kept as float32 (the notes' "Cost"), read back as stored
+        num = (DECAY * self._num.astype(np.float64) + term).astype(np.float32)
+        den = (DECAY * self._den.astype(np.float64) + dtheta * dtheta).astype(np.float32)
         self._num, self._den = num, den
-        # kappa / h_j = kappa den_j / num_j where num_j > 0 (h_j > 0)
-        positive = num > 0.0
+        # kappa / h_j = kappa den_j / num_j where that is below lr (num_j > 0)
+        num64, kd = num.astype(np.float64), self.kappa * den.astype(np.float64)
+        hits = (num64 > 0.0) & (_bound(momentum) * den.astype(np.float64) < lr * num64)
         if intercept:
-            positive[:, -1] = False  # the intercept keeps lr (module notes)
-        kd = self.kappa * den
-        return np.where(positive, np.minimum(lr, kd / np.where(positive, num, 1.0)), lr)
+            hits[:, -1] = False  # the intercept keeps lr (module notes)
+        rate = np.where(hits, kd / np.where(hits, num64, 1.0), lr)
+        self._capped, self._rates = _capped(hits, num, den, self.kappa)
+        return rate
 
     def kernel_step(self, released, last, rows, alpha, momentum, lr, keep, rho, velocity,
                     theta, average, tree, t, intercept):
-        """The round's post-processing with the cap in one compiled pass
-        (:func:`~._momentum_kernel.momentum_step_capped`, the same bits as
-        :meth:`rates` and the stream's numpy lines), writing the stream's
-        ``velocity``, ``theta`` and ``average`` (owned by the caller) and this
-        state's arrays in place (copied first where a checkpoint shares them)."""
-        has_previous = self._previous_g is not None
-        if not self._owned:
-            if has_previous:
-                self._previous_g = self._previous_g.copy()
-                self._previous_theta = self._previous_theta.copy()
-            else:
-                self._previous_g = np.empty_like(theta)
-                self._previous_theta = np.empty_like(theta)
-            self._num, self._den = self._num.copy(), self._den.copy()
-            self._owned = True
-        gate = GATE * _noise_bound(tree, t, rows) if has_previous else 0.0
-        momentum_step_capped(released, last, rows, alpha, momentum, lr, keep, rho, velocity,
-                             theta, average, self._previous_g, self._previous_theta,
-                             self._num, self._den, has_previous, DECAY, gate, self.kappa,
-                             bool(intercept))
+        """The round's post-processing with the cap, compiled (the same bits
+        as :meth:`rates` and the stream's numpy lines), writing the stream's
+        ``velocity``, ``theta`` and ``average`` (owned by the caller) in
+        place and replacing this state's arrays."""
+        before_last = self._before_last
+        args = (released, last, rows, alpha, momentum, lr, keep, rho, velocity, theta, average)
+        if before_last is None:  # the last secant round's rates
+            if self._capped.size:
+                momentum_step_capped(*args, self._capped, self._rates)
+            else:  # (the same loop)
+                momentum_step(*args)
+        else:  # a secant round
+            num = np.empty(theta.shape, np.float32)
+            den = np.empty(theta.shape, np.float32)
+            hits = np.empty(theta.shape, np.bool_)
+            gate = GATE * _noise_bound(tree, t, rows)
+            momentum_step_secant(*args, self._capped, self._rates, before_last, self._num,
+                                 self._den, num, den, hits, self._previous_lr, DECAY, gate,
+                                 self.kappa, _bound(momentum), bool(intercept))
+            self._num, self._den = num, den
+            self._capped, self._rates = _capped(hits, num, den, self.kappa)
+        self._before_last = last if secant_round(t + 1) else None
+        self._previous_lr = lr
 
+
+
+def _capped(hits, num, den, kappa):
+    """The capped coordinates (flat indices, sorted) and their rates kappa
+    den / num (as the secant round's step took them) from its ``hits``."""
+    capped = np.flatnonzero(hits)
+    return capped, (kappa * den.reshape(-1)[capped].astype(np.float64)
+                    / num.reshape(-1)[capped].astype(np.float64))
+
+
+def _bound(momentum):
+    """Heavy ball's bound on lr h, 2 (1 + beta): a coordinate is capped
+    where its estimate passes it (module notes)."""
+    return 2.0 * (1.0 + momentum)
+
+
+def _dense(lr, capped, rates, shape):
+    """The (k, d) rates: ``lr`` but ``rates`` at the flat indices ``capped``."""
+    rate = np.full(shape, lr)
+    rate.reshape(-1)[capped] = rates
+    return rate
 
 def _noise_bound(tree, t, rows):
     """A public bound on the noise std of (G_t - 2 G_{t-1} + G_{t-2}) / rows:

@@ -533,17 +533,20 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         if _KERNEL_WIDTH is not None and theta.size >= _KERNEL_WIDTH:
             self._kernel_post(released, theta, tree, t)
             return
-        g = np.subtract(released, self._last_release)
+        last = self._last_release
+        g = np.subtract(released, last)
         g /= self.batch_size
         self._last_release = released
         if self.alpha:
             g += self.alpha * theta
-        velocity = self.momentum * self._velocity
+        v_prev = self._velocity
+        velocity = self.momentum * v_prev
         velocity += g
         self._velocity = velocity
         # per coordinate where the releases show a curvature past heavy ball's bound
         lr = self.learning_rate if curvature is None else curvature.rates(
-            self.learning_rate, g, theta, tree, t, self.batch_size, self.intercept)
+            self.learning_rate, released, last, v_prev, self.alpha, self.momentum, tree, t,
+            self.batch_size, self.intercept)
         step = lr * velocity
         theta = np.subtract(theta, step, out=step)
         self._theta = theta
