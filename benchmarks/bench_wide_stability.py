@@ -10,15 +10,17 @@ rules that steer the step from post-processing of the released prefix sums
 only (``--rules``):
 
 - ``off``: main's step before this study (the stream's cap removed).
-- ``lib``: the library's rule (``skdpol/online/_curvature.py``: ``secant``
-  with ``--gate 4 --kappa 2 --decay 0.9 --exempt``, compiled).
+- ``lib``: the library's rule (``skdpol/online/_curvature.py``, compiled:
+  ``secant`` with ``--gate 4 --kappa 2 --decay 0.9 --exempt`` on secant rounds
+  2-5 and every 8th, the rates kept between them, a coordinate capped only
+  where its estimated lr h passes heavy ball's 2 (1 + beta)).
 - ``cap``: lr R~^2 <= 12 (one global cap).
 - ``restart``: adaptive restart of the momentum (O'Donoghue and Candes): the
   velocity is zeroed when the released mean gradient's inner product with it
   turns negative.
-- ``secant``: per-coordinate curvature from the released gradients' changes
-  along the iterates' changes (a diagonal secant, least squares over the
-  rounds with decay ``--decay``): h_j = max(0, sum dg_j dtheta_j) / sum
+- ``secant``: (the rule's first version, numpy) per-coordinate curvature
+  from the released gradients' changes along the iterates' changes (a
+  diagonal secant, least squares over every round with decay ``--decay``): h_j = max(0, sum dg_j dtheta_j) / sum
   dtheta_j^2, and the coordinate's step lr_j = min(lr, kappa / h_j) (kappa =
   ``--kappa``, inside heavy ball's 3.9); ``--gate G`` counts a term only
   where |dg_j| passes G times a public bound on its noise std;

@@ -13,31 +13,51 @@ oscillates, and the stream fell to 0.53-0.62 accuracy where one pass of
 SGD reaches 0.63-0.65 (``docs/benchmarks/wide_stability.md``). One global
 cap on lr fixes those rows but costs plain hashed rows 0.03-0.05.
 
-The rule (a diagonal secant). A round releases g_t, the mean gradient at
-theta_{t-1}; so g_t - g_{t-1} ~ H (theta_{t-1} - theta_{t-2}), and along
-coordinate j the curvature is estimated by least squares over the rounds,
-with decay ``DECAY``:
+The rule (a diagonal secant). A round releases G_t, the prefix sum of the
+leaves, and steps on g_t = (G_t - G_{t-1}) / b + alpha theta_{t-1}, the mean
+gradient at theta_{t-1}; so g_t - g_{t-1} ~ H (theta_{t-1} - theta_{t-2}),
+and along coordinate j the curvature is estimated by least squares over the
+secant rounds (``secant_round``: rounds 2-5, then every 8th), with decay
+``DECAY``. On a secant round t:
 
-    num_j = DECAY num_j + dg_j dtheta_j      (dg_j kept only past the noise gate)
-    den_j = DECAY den_j + dtheta_j^2
-    h_j   = num_j / den_j
-    lr_j  = min(lr, kappa / h_j) = min(lr, kappa den_j / num_j) where num_j > 0, else lr
-            (kappa = WIDE_CURVATURE_CAP = 2)
+    dtheta_j = theta_{t-1} - theta_{t-2} = -lr_{t-1,j} v_{t-1,j}   (round t-1's step)
+    dg_j     = (G_t - 2 G_{t-1} + G_{t-2})_j / b + alpha dtheta_j  (= g_t - g_{t-1})
+    num_j    = DECAY num_j + dg_j dtheta_j      (dg_j kept only past the noise gate)
+    den_j    = DECAY den_j + dtheta_j^2         (both kept as float32)
+    h_j      = num_j / den_j
+    lr_j     = kappa / h_j = kappa den_j / num_j  where lr h_j > 2 (1 + beta)
+               (num_j > 0; kappa = WIDE_CURVATURE_CAP = 2), else lr
 
-kappa = 2 keeps the estimated lr_j h_j at about half heavy ball's bound.
-Coordinates whose releases show no such curvature keep lr exactly (the same
-floats as the scalar step). The noise gate: with a finite epsilon the
-released increments carry noise of the same std on every coordinate, and
-a product of two noisy differences is biased upward (the increment's noise
-enters both dg and, through the velocity, dtheta); a term counts only where
-|dg_j| passes ``GATE`` = 4 times a public bound on its noise std,
-(s_t + 2 s_{t-1} + s_{t-2}) / b (s the mechanism's prefix-noise std,
-``noise_std_at``: dg is the second difference of the releases over b).
-At epsilon 1 on hashed rows no column then passed it (the intercept's aside):
-their accuracy is main's on seeds 0-2, where without the gate a few columns
-were capped on noise (seeds 0 / 2: 0.5782 / 0.6050 -> 0.5798 / 0.6046; the
-0.8 token's rows 0.5156 / 0.5010 / 0.6109 with it, 0.5114 / 0.5002 / 0.6114
-without).
+and the other rounds keep the last secant round's lr_j. Coordinates whose
+releases show no curvature past heavy ball's bound keep lr exactly (the
+same floats as the scalar step); one that does steps at kappa / h_j, about
+half the bound. Capping from kappa on (lr_j = min(lr, kappa / h_j), the
+first version of this rule) also took the columns with lr h_j in (2, 3.9),
+stable already: a few thousand of the 2^17 on hashed rows at epsilon = inf,
+the same accuracy (plain hashed rows 0.6864 / 0.6922 / 0.7030 against
+0.6874 / 0.6928 / 0.7028 with the bound, seeds 0-2, secant rounds 2-8 and
+every 16th; the tokens' rows level) for a fix-up of each one every round. The secant rounds: the rule needs
+the cap from round 2 on (applied one round late, the 0.8 token's rows fell
+from 0.636 to 0.607 at epsilon = inf, seed 0: the first full step throws the
+shared column into the flat part of the loss), and keeps it from there;
+every round (the first version) and 2-5 then every 8th give the same
+accuracy (``docs/benchmarks/wide_stability.md``) for 10 secant rounds
+instead of 49 at epsilon = inf (6 instead of 19 at epsilon 1). dtheta is the
+step the stream took (no iterate is kept: it is -lr_j v_prev up to the
+rounding of theta's subtraction) and dg the releases' second difference
+(no gradient is kept: the stream holds G_{t-1}, and G_{t-2} by reference
+before a secant round).
+
+The noise gate: with a finite epsilon the released increments carry noise
+of the same std on every coordinate, and a product of two noisy differences
+is biased upward (the increment's noise enters both dg and, through the
+velocity, dtheta); a term counts only where |dg_j| passes ``GATE`` = 4 times
+a public bound on its noise std, (s_t + 2 s_{t-1} + s_{t-2}) / b (s the
+mechanism's prefix-noise std, ``noise_std_at``: dg is the second difference
+of the releases over b). At epsilon 1 on hashed rows no column then passed
+it (the intercept's aside): their accuracy is main's, where without the gate
+a few columns were capped on noise (every round, seeds 0 / 2: 0.5782 /
+0.6050 -> 0.5798 / 0.6046).
 The intercept column keeps lr: its curvature is c^2 mean(sigma') <= 1/16
 (c = 0.5), lr h up to 4 at rounds of 2,000 and 10 at 5,000 (epsilon 1;
 4-7 measured on hashed rows);
@@ -46,21 +66,33 @@ capping it cost plain hashed rows at epsilon 1 0.578 / 0.603 / 0.605 ->
 oscillation there), and with it kept the plain rows' accuracy at epsilon 1
 is main's on every seed.
 
-Privacy. h_j is a function of the released prefix sums (through g_t, g_{t-1})
-and of the iterates theta_{t-1}, theta_{t-2}, which are themselves
-post-processing of earlier releases; the gate's bound is a function of the
-mechanism's public noise schedule and b. So lr_j, and theta_t, remain
-post-processing of G_1..G_t with public constants, and the gradients of round
-t+1 are still taken at a point fixed by G_1..G_t: the sensitivity argument
-of :mod:`._momentum` (leaf sensitivity 2 L, adaptive inputs) is unchanged
-and the rule costs no privacy. No row is read outside the leaf.
+Privacy. dg_j is a function of the released prefix sums G_t, G_{t-1},
+G_{t-2} and of dtheta_j; dtheta_j of the velocity v_{t-1} (a sum of released
+increments) and of round t-1's rates, themselves functions of earlier
+releases and public constants (lr, kappa, beta, ``DECAY``, ``GATE``, the
+schedule of secant rounds, a function of t alone); the gate's bound is a
+function of the mechanism's public noise schedule and b; rounding to float32
+is a fixed function of those numbers. So lr_j, and theta_t, remain
+post-processing of G_1..G_t with public constants, and the gradients of
+round t+1 are still taken at a point fixed by G_1..G_t: the sensitivity
+argument of :mod:`._momentum` (leaf sensitivity 2 L, adaptive inputs) is
+unchanged and the rule costs no privacy. No row is read outside the leaf.
 
-State: four (k, d) arrays (the previous gradient and iterate, num, den).
-The numpy lines (:meth:`CurvatureCap.rates`, the reference) replace them
-each round; the stream's compiled post-processing from 2^14 coordinates
-(:func:`~skdpol.online._momentum_kernel.momentum_step_capped`: the same
-operations in the same order, the same bits) writes them in place while no
-checkpoint shares them (``_owned``, as the stream's iterates).
+Cost. State: the sums num, den (two float32 (k, d) arrays), a reference to
+G_{t-2} before a secant round, and the capped coordinates with their rates
+(flat indices; a few hundred at most on hashed rows, one on a token's). The
+arrays are replaced on a secant round, never written in place, so a
+checkpoint (each call's transaction) shares them and no round copies them
+(the first version copied four float64 (k, d) arrays on each call's first
+round and kept a previous gradient and iterate). A secant round's
+post-processing is one compiled pass
+(:func:`~skdpol.online._momentum_kernel.momentum_step_secant`, ~2x the plain
+round's); the other rounds take the plain pass with the few capped
+coordinates recomputed after it
+(:func:`~skdpol.online._momentum_kernel.momentum_step_capped`), or the plain
+pass itself where none is capped. The numpy lines (:meth:`CurvatureCap.rates`)
+are the reference: the kernels apply the same operations in the same order
+(the same bits, tested).
 """
 
 import numpy as np

@@ -397,8 +397,9 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         The R~ of the step (None: the rows' own bound R~); the centred stream
         (:mod:`._centred`) keeps the step of today's rows.
     curvature_cap : float or None, default=None
-        kappa of the per-coordinate cap lr_j = min(lr, kappa / h_j) read from
-        the releases (:mod:`._curvature`; a wide classifier's: ``WIDE_CURVATURE_CAP``).
+        kappa of the per-coordinate cap lr_j = kappa / h_j where lr h_j passes
+        heavy ball's 2 (1 + beta), h_j read from the releases (:mod:`._curvature`;
+        a wide classifier's: ``WIDE_CURVATURE_CAP``).
     """
 
     _curvature = None  # the per-coordinate step cap (._curvature; a wide classifier's)
@@ -579,8 +580,8 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         # write them in place (_kernel_post's first round after a copy
         # copies them first)
         clone = self._disown(super().__copy__())
-        if self._curvature is not None:  # its own cap (whose fields each round sets)
-            clone._curvature = copy.copy(self._curvature)
+        if self._curvature is not None:  # its own cap (whose fields each round sets;
+            clone._curvature = copy.copy(self._curvature)  # its arrays are replaced, shared)
         return clone
 
     def _publish(self):

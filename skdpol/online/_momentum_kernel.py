@@ -25,6 +25,13 @@ no checkpoint shares them; else it copies them first). Why: separate output
 arrays, which might alias the inputs as far as the compiler knows, keep the
 loop from being vectorised (230 us against 110 us at 2^17 + 1 columns), and
 fresh ones can cost page faults (``skdpol.mechanisms._blt_kernel``).
+
+The wide classifier's per-coordinate cap (:mod:`._curvature`) has two more:
+:func:`momentum_step_capped` (a few coordinates at their own rates, between
+secant rounds) and :func:`momentum_step_secant` (a secant round: the new
+rates from the releases, in the same pass). Their own float32 sums are
+written into fresh arrays (the cap's state is replaced, never written in
+place: no checkpoint copies it).
 """
 
 import numpy as np
