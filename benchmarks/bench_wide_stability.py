@@ -20,9 +20,10 @@ only (``--rules``):
   turns negative.
 - ``secant``: (the rule's first version, numpy) per-coordinate curvature
   from the released gradients' changes along the iterates' changes (a
-  diagonal secant, least squares over every round with decay ``--decay``): h_j = max(0, sum dg_j dtheta_j) / sum
-  dtheta_j^2, and the coordinate's step lr_j = min(lr, kappa / h_j) (kappa =
-  ``--kappa``, inside heavy ball's 3.9); ``--gate G`` counts a term only
+  diagonal secant, least squares over every round with decay ``--decay``):
+  h_j = max(0, sum dg_j dtheta_j) / sum dtheta_j^2, and the coordinate's
+  step lr_j = min(lr, kappa / h_j) (kappa = ``--kappa``, inside heavy ball's
+  3.9); ``--gate G`` counts a term only
   where |dg_j| passes G times a public bound on its noise std;
   ``--exempt`` leaves the intercept at lr (``--kint K``: its own kappa).
 

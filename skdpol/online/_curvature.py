@@ -20,8 +20,9 @@ and along coordinate j the curvature is estimated by least squares over the
 secant rounds (``secant_round``: rounds 2-5, then every 8th), with decay
 ``DECAY``. On a secant round t:
 
-    dtheta_j = theta_{t-1} - theta_{t-2} = -lr_{t-1,j} v_{t-1,j}   (round t-1's step)
-    dg_j     = (G_t - 2 G_{t-1} + G_{t-2})_j / b + alpha dtheta_j  (= g_t - g_{t-1})
+    dtheta_j = theta_{t-1} - theta_{t-2} = -lr_{t-1,j} v_{t-1,j}  (round t-1's step)
+    dg_j     = (G_t - 2 G_{t-1} + G_{t-2})_j / b + alpha dtheta_j
+             = g_t - g_{t-1}
     num_j    = DECAY num_j + dg_j dtheta_j      (dg_j kept only past the noise gate)
     den_j    = DECAY den_j + dtheta_j^2         (both kept as float32)
     h_j      = num_j / den_j
@@ -36,7 +37,8 @@ first version of this rule) also took the columns with lr h_j in (2, 3.9),
 stable already: a few thousand of the 2^17 on hashed rows at epsilon = inf,
 the same accuracy (plain hashed rows 0.6864 / 0.6922 / 0.7030 against
 0.6874 / 0.6928 / 0.7028 with the bound, seeds 0-2, secant rounds 2-8 and
-every 16th; the tokens' rows level) for a fix-up of each one every round. The secant rounds: the rule needs
+every 16th; the tokens' rows level) for a fix-up of each one every round.
+The secant rounds: the rule needs
 the cap from round 2 on (applied one round late, the 0.8 token's rows fell
 from 0.636 to 0.607 at epsilon = inf, seed 0: the first full step throws the
 shared column into the flat part of the loss), and keeps it from there;
@@ -137,7 +139,8 @@ class CurvatureCap:
         ``released`` (G_t), the one before ``last`` (G_{t-1}), the velocity
         before it ``v_prev`` and the penalty ``alpha``: the numpy lines, the
         reference of :func:`~._momentum_kernel.momentum_step_capped` and
-        :func:`~._momentum_kernel.momentum_step_secant`. Replaces this state's arrays, never writes them."""
+        :func:`~._momentum_kernel.momentum_step_secant`. Replaces this
+        state's arrays, never writes them."""
         capped, rates = self._capped, self._rates  # the last secant round's
         before_last = self._before_last
         self._before_last = last if secant_round(t + 1) else None
@@ -160,7 +163,8 @@ class CurvatureCap:
         self._num, self._den = num, den
         # kappa / h_j = kappa den_j / num_j where that is below lr (num_j > 0)
         num64, kd = num.astype(np.float64), self.kappa * den.astype(np.float64)
-        hits = (num64 > 0.0) & (_bound(momentum) * den.astype(np.float64) < lr * num64)
+        bound = _bound(momentum)  # where lr h_j passes heavy ball's bound
+        hits = (num64 > 0.0) & (bound * den.astype(np.float64) < lr * num64)
         if intercept:
             hits[:, -1] = False  # the intercept keeps lr (module notes)
         rate = np.where(hits, kd / np.where(hits, num64, 1.0), lr)
