@@ -20,7 +20,8 @@ from ..online import fit_once, fit_once_event, make_stream
 from ..online import (ALGORITHMS, AUTO, ONE_ROUND_FIT, REGRESSOR, SUFFICIENT_STATISTIC,
                      algorithm_names, auto_stream)
 from ..online import ROUND_ROWS, momentum_round, momentum_step_rows
-from ..online import WIDE_STEP_DIVISOR, wide_blt_buffers, wide_mechanism, wide_round, wide_stream
+from ..online import (WIDE_CURVATURE_CAP, WIDE_STEP_DIVISOR, wide_blt_buffers, wide_mechanism,
+                      wide_round, wide_stream)
 from ..online import WIDE_REGRESSOR_MOMENTUM, WIDE_REGRESSOR_STABLE_ROWS, wide_regressor_round
 from ..utils import stack_rows, zero_rows_like
 
@@ -245,6 +246,8 @@ class AlgorithmBuilderMixin:
                 params["stable_momentum"] = WIDE_REGRESSOR_MOMENTUM
             else:  # the classifier's own step (no step_rows cap)
                 params["step_divisor"] = WIDE_STEP_DIVISOR
+                # capped per coordinate from the releases (online._curvature)
+                params["curvature_cap"] = WIDE_CURVATURE_CAP
         elif momentum and self.batch_size == "auto":
             # the automatic rounds of a horizon past 100,000 rows take the
             # step of rounds of 100 (of release_every x 100 in a stream), the

@@ -52,8 +52,8 @@ from ._registry import (  # noqa: E402, F401
     auto_stream,
 )
 from ._registry import (  # noqa: E402, F401
-    WIDE_REGRESSOR_MOMENTUM, WIDE_REGRESSOR_STABLE_ROWS, WIDE_STEP_DIVISOR, wide_blt_buffers,
-    wide_mechanism, wide_regressor_round, wide_round, wide_stream)
+    WIDE_CURVATURE_CAP, WIDE_REGRESSOR_MOMENTUM, WIDE_REGRESSOR_STABLE_ROWS, WIDE_STEP_DIVISOR,
+    wide_blt_buffers, wide_mechanism, wide_regressor_round, wide_round, wide_stream)
 from ._rounds import RoundBuffer, project_ball  # noqa: E402, F401
 _internal = (
     'ALGORITHMS', 'AUTO', 'CLASSIFIER', 'ImplicitGD', 'MAX_STEPS', 'MOMENTUM', 'ONE_ROUND_FIT',
@@ -61,6 +61,7 @@ _internal = (
     'SUFFICIENT_STATISTIC',
     '_noisy_gd', 'algorithm_names', 'auto_stream', 'gradient_schedule', 'momentum_round',
     'momentum_step_rows', 'paper_multiplier', 'project_ball', 'WIDE_STEP_DIVISOR',
+    'WIDE_CURVATURE_CAP',
     'wide_blt_buffers', 'wide_mechanism', 'wide_round', 'wide_stream', 'WIDE_REGRESSOR_MOMENTUM',
     'WIDE_REGRESSOR_STABLE_ROWS', 'wide_regressor_round'
 )

@@ -81,7 +81,8 @@ def _centred_momentum(common, epsilon, delta, noise, rng, mechanism, step_rows, 
 def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_size,
                 horizon, epsilon, delta, noise, calibration, feedback, rng,
                 mechanism="tree", intercept=None, step_rows=None, stable_rows=None, step_divisor=None,
-                blt_buffers=None, centre=False, stable_momentum=None):
+                blt_buffers=None, centre=False, stable_momentum=None,
+                curvature_cap=None):
     """The continual-release algorithm; ``horizon`` in rounds (or None).
 
     ``noise`` is a :class:`~skdpol.mechanisms.NoiseSpec` giving the family
@@ -101,7 +102,10 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     :func:`~skdpol.online._centred.centres` allows (:mod:`._centred`);
     ``stable_momentum``: its momentum where ``stable_rows`` caps the step
     (None: its default, 0.95, always; public,
-    :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM`).
+    :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM`);
+    ``curvature_cap``: its per-coordinate step cap read from the releases
+    (None: none; public, :data:`~skdpol.online._registry.WIDE_CURVATURE_CAP`,
+    :mod:`~skdpol.online._curvature`).
     """
     family = getattr(ALGORITHMS.get(algorithm), "family", None)  # the registry's builder
     common = dict(loss=loss, n_features=n_features, radius=radius, alpha=alpha,
@@ -141,6 +145,8 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
             common["step_divisor"] = step_divisor
         if stable_momentum is not None:
             common["stable_momentum"] = stable_momentum
+        if curvature_cap is not None:
+            common["curvature_cap"] = curvature_cap
         if centre and centres(loss, intercept, noise, epsilon, batch_size):
             centred = _centred_momentum(common, epsilon, delta, noise, rng, mechanism,
                                         step_rows, stable_rows)

@@ -165,6 +165,7 @@ module notes derive the sensitivities and the joint calibration); the
 step stays that of the rows [u, 0.5] (``step_row_bound``).
 """
 
+import copy
 import math
 
 import numpy as np
@@ -173,6 +174,7 @@ from ..mechanisms import prefix_sum_mechanism
 from ..utils import InPlaceArrays
 from ._registry import LARGE_HORIZON
 from ._rounds import ReplacedState, RoundBuffer
+from ._curvature import CurvatureCap
 from ._momentum_kernel import momentum_step
 from ._step_noise import NOISE_MIN_ROUNDS, noise_step_scale, open_rule_rounds, refresh_open_step
 
@@ -394,7 +396,13 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
     step_row_bound : float or None, default=None
         The R~ of the step (None: the rows' own bound R~); the centred stream
         (:mod:`._centred`) keeps the step of today's rows.
+    curvature_cap : float or None, default=None
+        kappa of the per-coordinate cap lr_j = kappa / h_j where lr h_j passes
+        heavy ball's 2 (1 + beta), h_j read from the releases (:mod:`._curvature`;
+        a wide classifier's: ``WIDE_CURVATURE_CAP``).
     """
+
+    _curvature = None  # the per-coordinate step cap (._curvature; a wide classifier's)
 
     # a round reads its rows only through _margins and _gradient_sum (matvec /
     # rmatvec on lazy rows): sparse chunks come as SparseUnitRows, uncopied
@@ -404,7 +412,8 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
     def __init__(self, *, loss, n_features, alpha, row_bound, batch_size, horizon, noise,
                  rng, intercept=True, mechanism="blt", momentum=MOMENTUM, tail=None,
                  constant=CONSTANT, step_divisor=STEP_DIVISOR, step_rows=None, stable_rows=None,
-                 blt_buffers=None, step_row_bound=None, stable_momentum=None):
+                 blt_buffers=None, step_row_bound=None, stable_momentum=None,
+                 curvature_cap=None):
         super().__init__(n_features=n_features, n_outputs=loss.n_outputs,
                          batch_size=batch_size, horizon=horizon)
         self.loss = loss
@@ -451,6 +460,8 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         self._average = np.zeros(shape)
         self._last_release = np.zeros(shape)
         self._owned = True  # the iterates are this stream's alone (_kernel_post)
+        if curvature_cap is not None:  # the wide classifier's (._curvature notes)
+            self._curvature = CurvatureCap(float(curvature_cap), shape)
 
     def _step(self, scale):
         """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
@@ -519,18 +530,25 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         t = self.n_rounds + 1  # this round's number (public)
         if self._open_rule and refresh_open_step(t):  # the notes' "Open horizon"
             self.learning_rate = self._step(self._noise_step_scale(self.loss, t))
+        curvature = self._curvature
         if _KERNEL_WIDTH is not None and theta.size >= _KERNEL_WIDTH:
-            self._kernel_post(released, theta)
+            self._kernel_post(released, theta, tree, t)
             return
-        g = np.subtract(released, self._last_release)
+        last = self._last_release
+        g = np.subtract(released, last)
         g /= self.batch_size
         self._last_release = released
         if self.alpha:
             g += self.alpha * theta
-        velocity = self.momentum * self._velocity
+        v_prev = self._velocity
+        velocity = self.momentum * v_prev
         velocity += g
         self._velocity = velocity
-        step = self.learning_rate * velocity
+        # per coordinate where the releases show a curvature past heavy ball's bound
+        lr = self.learning_rate if curvature is None else curvature.rates(
+            self.learning_rate, released, last, v_prev, self.alpha, self.momentum, tree, t,
+            self.batch_size, self.intercept)
+        step = lr * velocity
         theta = np.subtract(theta, step, out=step)
         self._theta = theta
         rho = min(1.0, 1.0 / (self.tail * (self.n_rounds + 1)))
@@ -538,7 +556,7 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         average += rho * theta
         self._average = average
 
-    def _kernel_post(self, released, theta):
+    def _kernel_post(self, released, theta, tree, t):
         # the numpy lines after this call in _round, in one compiled pass
         # (._momentum_kernel: the same operations in the same order), in
         # place: on copies where a checkpoint shares the iterates (the first
@@ -547,9 +565,12 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         if not self._owned or velocity is theta or average is theta:
             velocity, theta, average = velocity.copy(), theta.copy(), average.copy()
         rho = min(1.0, 1.0 / (self.tail * (self.n_rounds + 1)))
-        momentum_step(released, self._last_release, float(self.batch_size), self.alpha,
-                      self.momentum, self.learning_rate, 1.0 - rho, rho, velocity, theta,
-                      average)
+        args = (released, self._last_release, float(self.batch_size), self.alpha,
+                self.momentum, self.learning_rate, 1.0 - rho, rho, velocity, theta, average)
+        if self._curvature is None:
+            momentum_step(*args)
+        else:  # the wide classifier's cap, compiled with the rest (._curvature)
+            self._curvature.kernel_step(*args, tree, t, self.intercept)
         self._last_release = released
         self._velocity, self._theta, self._average = velocity, theta, average
         self._owned = True
@@ -558,7 +579,10 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         # ReplacedState's checkpoint shares the arrays: neither side may now
         # write them in place (_kernel_post's first round after a copy
         # copies them first)
-        return self._disown(super().__copy__())
+        clone = self._disown(super().__copy__())
+        if self._curvature is not None:  # its own cap (whose fields each round sets;
+            clone._curvature = copy.copy(self._curvature)  # its arrays are replaced, shared)
+        return clone
 
     def _publish(self):
         pass

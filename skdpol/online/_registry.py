@@ -125,6 +125,18 @@ WIDE_NOISY_COLUMNS_PER_ROW = 8
 # 0.687 / 0.690 / 0.703. At epsilon = 1, 25 and 50 measured alike (0.555-0.585 and
 # 0.557-0.591, the BLT, seeds 0-2).
 WIDE_STEP_DIVISOR = 25.0
+# ... and that step is capped per coordinate where the released gradients show
+# a curvature past heavy ball's bound (skdpol/online/_curvature.py: lr_j =
+# kappa / h_j where lr h_j > 2 (1 + beta), h_j a diagonal secant of the
+# releases on rounds 2-5 and every 8th, post-processing): rows with a column
+# shared by most rows oscillated at lr lambda up to b / 100. Measured
+# (docs/benchmarks/wide_stability.md, 2^17 columns, 100,000 rows, seeds 0-2,
+# epsilon = inf; one pass of SGD in brackets): a token of value 0.8 in every
+# row 0.574 / 0.530 / 0.624 -> 0.634 / 0.624 / 0.655 (0.636 / 0.634 / 0.650),
+# of 0.5 0.627 / 0.604 / 0.642 -> 0.670 / 0.659 / 0.683; plain hashed rows
+# 0.686 / 0.693 / 0.704 -> 0.686 / 0.693 / 0.703; Adult hashed (5 seeds)
+# median 0.8469 -> 0.8465 at epsilon = inf, 0.8413 -> 0.8413 at 1.
+WIDE_CURVATURE_CAP = 2.0
 # mechanism="auto" of a wide stream takes the tree (O(d) work a round, against
 # the BLT's O(buffers x d)) where its prefix sums' noise std is at most this
 # factor above the BLT's at the same epsilon for the planned rounds (always at
