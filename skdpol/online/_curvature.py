@@ -198,7 +198,6 @@ class CurvatureCap:
         self._previous_lr = lr
 
 
-
 def _capped(hits, num, den, kappa):
     """The capped coordinates (flat indices, sorted) and their rates kappa
     den / num (as the secant round's step took them) from its ``hits``."""
@@ -218,6 +217,7 @@ def _dense(lr, capped, rates, shape):
     rate = np.full(shape, lr)
     rate.reshape(-1)[capped] = rates
     return rate
+
 
 def _noise_bound(tree, t, rows):
     """A public bound on the noise std of (G_t - 2 G_{t-1} + G_{t-2}) / rows:
