@@ -10,11 +10,12 @@ import pytest
 import scipy.sparse as sp
 
 from skdpol import PrivateOnlineLogistic
-from skdpol.mechanisms import BLTPrefixSum, PrivatePrefixSum
-from skdpol.online import momentum_round
+from skdpol.mechanisms import BLTPrefixSum, OpenBLTPrefixSum, PrivatePrefixSum
+from skdpol.online import momentum_round, wide_round
 from skdpol.online._momentum import STEP_DIVISOR
 from skdpol.online._registry import (
-    LS_AUTO_MAX_FEATURES, WIDE_COLUMNS_PER_ROW, WIDE_NOISY_ROUNDS, WIDE_STEP_DIVISOR)
+    LS_AUTO_MAX_FEATURES, WIDE_COLUMNS_PER_ROW, WIDE_NOISY_COLUMNS_PER_ROW, WIDE_NOISY_ROUNDS,
+    WIDE_OPEN_HORIZON, WIDE_STEP_DIVISOR)
 
 WIDE = 2**14  # > LS_AUTO_MAX_FEATURES; wide_round: 256 rows
 
@@ -62,6 +63,55 @@ def test_a_wide_stream_takes_the_rule_at_its_defaults():
     blt = PrivateOnlineLogistic(epsilon=math.inf, mechanism="blt", data_norm=1.0,
                                 random_state=0, horizon=30_000).partial_fit(X, y, classes=[0, 1])
     assert isinstance(blt._stream.algorithm._tree, BLTPrefixSum)
+
+
+@pytest.mark.parametrize("epsilon, rows", [
+    # finite epsilon: the noisy rounds of WIDE_OPEN_HORIZON rows, at most d / 8
+    (1.0, min(WIDE_OPEN_HORIZON // WIDE_NOISY_ROUNDS, WIDE // WIDE_NOISY_COLUMNS_PER_ROW)),
+    (4.0, WIDE_OPEN_HORIZON // (4 * WIDE_NOISY_ROUNDS)),  # 1,250 > d / 64 = 256
+    (math.inf, WIDE // WIDE_COLUMNS_PER_ROW),  # no noise: d / 64, as before
+])
+def test_an_open_wide_stream_takes_the_open_rounds(epsilon, rows):
+    X, y = _hashed(6_000)
+    clf = PrivateOnlineLogistic(epsilon=epsilon, data_norm=1.0, random_state=0)  # horizon=None
+    for lo in range(0, 6_000, 3_000):
+        clf.partial_fit(X[lo:lo + 3_000], y[lo:lo + 3_000], classes=[0, 1])
+    assert clf.algorithm_ == "ftrl-momentum"
+    assert clf.batch_size_ == rows == wide_round(WIDE, None, epsilon)
+    assert clf.n_samples_learned_ == 6_000 // rows * rows
+    algo = clf._stream.algorithm
+    # the classifier's wide step for its rounds, unchanged in law
+    assert algo.learning_rate == pytest.approx(rows / (WIDE_STEP_DIVISOR * algo.row_bound**2))
+    if math.isinf(epsilon):
+        assert isinstance(algo._tree, PrivatePrefixSum)
+        return
+    assert isinstance(algo._tree, OpenBLTPrefixSum)  # the open BLT's epochs, as before
+
+
+def test_the_open_rounds_keep_the_open_calibration():
+    """Larger open rounds change no calibration: a leaf sums a round's
+    gradients and one row moves it by 2 L whatever the round's rows, so the
+    open BLT's multiplier, and the whole open stream's cost (one Gaussian of
+    its stream sensitivity: OpenBLTPrefixSum.event), are those of the rounds
+    before; the cost is pinned against dp-accounting."""
+    from dp_accounting import ZCDpEvent
+    from dp_accounting.rdp import RdpAccountant
+    from skdpol.accounting import epsilon_spent
+    X, y = _hashed(3_000)
+    trees = {}
+    for batch in ("auto", WIDE // WIDE_COLUMNS_PER_ROW):  # the open rule, the rounds before
+        clf = PrivateOnlineLogistic(epsilon=1.0, delta=1e-6, data_norm=1.0, random_state=0,
+                                    batch_size=batch).partial_fit(X, y, classes=[0, 1])
+        trees[batch] = clf._stream.algorithm._tree
+    new, before = trees.values()
+    assert new.noise_multiplier == before.noise_multiplier
+    assert new.sensitivity == before.sensitivity
+    event = new.event(None)  # the open stream's whole cost
+    assert isinstance(event, ZCDpEvent)  # the exact discrete sampler: zCDP
+    rdp = RdpAccountant()
+    rdp.compose(ZCDpEvent(event.rho))
+    assert rdp.get_epsilon(1e-6) == pytest.approx(1.0, rel=1e-3)
+    assert epsilon_spent(event, 1e-6)[0] == pytest.approx(1.0, rel=1e-6)
 
 
 def test_narrow_ftrl_momentum_keeps_its_rounds_and_step():
