@@ -128,14 +128,16 @@ WIDE_NOISY_COLUMNS_PER_ROW = 8
 # open pass in chunks of 10,000, scored after 10,000 / 30,000 / 100,000 /
 # 300,000 / 1,000,000 rows, medians of 6 seeds (2 at 10^6), rounds of
 # 2,048 -> 5,000 at 2^17: epsilon 1: 0.527 / 0.531 / 0.553 / 0.593 / 0.630 ->
-# 0.521 / 0.530 / 0.570 / 0.598 / 0.637 in 0.55x the CPU time (the known
-# horizon's rule: 0.520 / 0.538 / 0.585 / 0.594 / 0.625); epsilon 0.5: 0.513 /
-# 0.521 / 0.547 / 0.574 / 0.602 -> 0.510 / 0.534 / 0.546 / 0.563 / 0.603;
+# 0.521 / 0.530 / 0.570 / 0.598 / 0.637 (paired: +0.017 at 10^5, 6 seeds of
+# 6 up) in 0.6x the CPU time (the known horizon's rule: 0.520 / 0.538 / 0.585
+# / 0.594 / 0.625); epsilon 0.5: 0.513 / 0.521 / 0.547 / 0.574 / 0.602 ->
+# 0.510 / 0.534 / 0.546 / 0.563 / 0.603 (paired: even at every length);
 # rounds of 5,000 at epsilon 2 and 4 fell to chance at 30,000 rows (0.504 and
 # 0.518 against 0.558 and 0.571), hence the max(1, epsilon) rounds. At 2^13,
-# rounds of 128 -> 1,024 scored alike (epsilon 0.5 / 1 / 2 / 4 at 100,000
-# rows: 0.624 / 0.662 / 0.703 / 0.745 -> 0.624 / 0.662 / 0.697 / 0.742; within
-# +-0.013 at every length) in a third of the time.
+# rounds of 128 -> 1,024 cost a little at 10^5-3x10^5 rows and gained at 10^6
+# (paired medians, epsilon 0.5 / 1 / 2 / 4: -0.000 / -0.011 / -0.009 / -0.008
+# at 10^5, +0.010 / +0.013 / +0.007 / +0.003 at 10^6; 256 and 512 rows did no
+# better at 10^5) in a third of the time.
 WIDE_OPEN_HORIZON = 100_000
 # the step's divisor (lr = b / (divisor R~^2), skdpol/online/_momentum.py) of a
 # wide classifier: the logistic loss's curvature is at most R~^2 / 4, a quarter
