@@ -117,28 +117,19 @@ WIDE_MIN_ROUNDS = 50
 # 0.581 / 0.606 / 0.630 (seeds 0-2, docs/benchmarks/wide.md).
 WIDE_NOISY_ROUNDS = 20
 WIDE_NOISY_COLUMNS_PER_ROW = 8
-# ... and an open-ended stream (horizon=None) at finite epsilon takes the noisy
-# rounds of a planned horizon of WIDE_OPEN_HORIZON rows: it cannot know its
-# length, and the rounds that win at 100,000 rows stay near the best over
-# 10,000 to 1,000,000 (a public constant: no row, chunk or data is read). At
-# 2^17 columns: 5,000 rows at epsilon <= 1, 2,500 at 2, the noiseless 2,048
-# from epsilon 4 on (100,000 / 80 is smaller); at 2^13, d / 8 = 1,024 (the
-# rule before gave d / 64 at every epsilon: 2,048 and the narrow floor 128).
-# Measured (benchmarks/bench_open_wide.py, docs/benchmarks/open_wide.md): one
-# open pass in chunks of 10,000, scored after 10,000 / 30,000 / 100,000 /
-# 300,000 / 1,000,000 rows, medians of 6 seeds (2 at 10^6), rounds of
-# 2,048 -> 5,000 at 2^17: epsilon 1: 0.527 / 0.531 / 0.553 / 0.593 / 0.630 ->
-# 0.521 / 0.530 / 0.570 / 0.598 / 0.637 (paired: +0.017 at 10^5, 6 seeds of
-# 6 up) in 0.6x the CPU time (the known horizon's rule: 0.520 / 0.538 / 0.585
-# / 0.594 / 0.625); epsilon 0.5: 0.513 / 0.521 / 0.547 / 0.574 / 0.602 ->
-# 0.510 / 0.534 / 0.546 / 0.563 / 0.603 (paired: even at every length);
-# rounds of 5,000 at epsilon 2 and 4 fell to chance at 30,000 rows (0.504 and
-# 0.518 against 0.558 and 0.571), hence the max(1, epsilon) rounds. At 2^13,
-# rounds of 128 -> 1,024 cost a little at 10^5-3x10^5 rows and gained at 10^6
-# (paired medians, epsilon 0.5 / 1 / 2 / 4: -0.000 / -0.011 / -0.009 / -0.008
-# at 10^5, +0.010 / +0.013 / +0.007 / +0.003 at 10^6; 256 and 512 rows did no
-# better at 10^5) in a third of the time.
-WIDE_OPEN_HORIZON = 100_000
+# An open-ended stream (horizon=None) keeps the noiseless d / 64 at every
+# epsilon: it cannot count its rounds, and no round size read off d and
+# epsilon alone won at every length (benchmarks/bench_open_wide.py,
+# docs/benchmarks/open_wide.md; one open pass in chunks of 10,000 scored at
+# 10^4 ... 10^6 rows, paired against d / 64 over 6 seeds). The candidate "the
+# noisy rounds of a 100,000-row horizon" (5,000 rows at 2^17, epsilon <= 1;
+# 1,024 at 2^13) gained on the generated 2^17 rows at epsilon 1 (+0.017 at
+# 10^5 rows, 6 seeds of 6; +0.004 at 3 x 10^5; +0.007 at 10^6) in 0.6x the
+# CPU time, but cost Adult hashed to 2^17 (32,561 rows, 6 rounds) 0.017 at
+# epsilon 1 and 0.011 at 0.5, and the generated 2^13 rows 0.004-0.011 at
+# 10^5-3 x 10^5 rows; the sizes that kept Adult (<= 3,000) gained nothing on
+# the generated rows (paired medians within +-0.01). Pass the horizon when it
+# is known, or a batch_size (public) for a long open stream.
 # the step's divisor (lr = b / (divisor R~^2), skdpol/online/_momentum.py) of a
 # wide classifier: the logistic loss's curvature is at most R~^2 / 4, a quarter
 # of the Huber bound the default 50 was set for. At 2^17 columns in rounds of
@@ -246,21 +237,16 @@ def wide_round(n_features, horizon_rows, epsilon=math.inf):
     """Rows per round of ``batch_size="auto"`` for a wide stream (before the
     narrow rule's floor, which the caller applies): n_features /
     WIDE_COLUMNS_PER_ROW, at most horizon / WIDE_MIN_ROUNDS; at finite
-    ``epsilon``, at least horizon / (WIDE_NOISY_ROUNDS x max(1, epsilon)) but
-    not past n_features / WIDE_NOISY_COLUMNS_PER_ROW, the horizon of an
-    open-ended stream (``horizon_rows=None``) being WIDE_OPEN_HORIZON.
-
-    >>> [wide_round(2**17, None, e) for e in (1.0, 2.0, 4.0, math.inf)]
-    [5000, 2500, 2048, 2048]
-    """
+    ``epsilon`` and a known horizon, at least horizon / (WIDE_NOISY_ROUNDS x
+    max(1, epsilon)) but not past n_features / WIDE_NOISY_COLUMNS_PER_ROW."""
     rows = -(-int(n_features) // WIDE_COLUMNS_PER_ROW)
     if horizon_rows is not None:
         rows = min(rows, int(horizon_rows) // WIDE_MIN_ROUNDS)
-    if not math.isinf(epsilon):
-        planned = WIDE_OPEN_HORIZON if horizon_rows is None else int(horizon_rows)
-        rounds = math.ceil(WIDE_NOISY_ROUNDS * max(1.0, float(epsilon)))
-        noisy = min(planned // rounds, -(-int(n_features) // WIDE_NOISY_COLUMNS_PER_ROW))
-        rows = max(rows, noisy)
+        if not math.isinf(epsilon):
+            rounds = math.ceil(WIDE_NOISY_ROUNDS * max(1.0, float(epsilon)))
+            noisy = min(int(horizon_rows) // rounds,
+                        -(-int(n_features) // WIDE_NOISY_COLUMNS_PER_ROW))
+            rows = max(rows, noisy)
     return max(rows, 1)
 
 
