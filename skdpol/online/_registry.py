@@ -117,6 +117,19 @@ WIDE_MIN_ROUNDS = 50
 # 0.581 / 0.606 / 0.630 (seeds 0-2, docs/benchmarks/wide.md).
 WIDE_NOISY_ROUNDS = 20
 WIDE_NOISY_COLUMNS_PER_ROW = 8
+# An open-ended stream (horizon=None) keeps the noiseless d / 64 at every
+# epsilon: it cannot count its rounds, and no round size read off d and
+# epsilon alone won at every length (benchmarks/bench_open_wide.py,
+# docs/benchmarks/open_wide.md; one open pass in chunks of 10,000 scored at
+# 10^4 ... 10^6 rows, paired against d / 64 over 6 seeds). The candidate "the
+# noisy rounds of a 100,000-row horizon" (5,000 rows at 2^17, epsilon <= 1;
+# 1,024 at 2^13) gained on the generated 2^17 rows at epsilon 1 (+0.017 at
+# 10^5 rows, 6 seeds of 6; +0.004 at 3 x 10^5; +0.007 at 10^6) in 0.6x the
+# CPU time, but cost Adult hashed to 2^17 (32,561 rows, 6 rounds) 0.017 at
+# epsilon 1 and 0.011 at 0.5, and the generated 2^13 rows 0.004-0.011 at
+# 10^5-3 x 10^5 rows; the sizes that kept Adult (<= 3,000) gained nothing on
+# the generated rows (paired medians within +-0.01). Pass the horizon when it
+# is known, or a batch_size (public) for a long open stream.
 # the step's divisor (lr = b / (divisor R~^2), skdpol/online/_momentum.py) of a
 # wide classifier: the logistic loss's curvature is at most R~^2 / 4, a quarter
 # of the Huber bound the default 50 was set for. At 2^17 columns in rounds of

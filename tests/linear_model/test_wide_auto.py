@@ -10,11 +10,12 @@ import pytest
 import scipy.sparse as sp
 
 from skdpol import PrivateOnlineLogistic
-from skdpol.mechanisms import BLTPrefixSum, PrivatePrefixSum
-from skdpol.online import momentum_round
+from skdpol.mechanisms import BLTPrefixSum, OpenBLTPrefixSum, PrivatePrefixSum
+from skdpol.online import momentum_round, wide_round
 from skdpol.online._momentum import STEP_DIVISOR
 from skdpol.online._registry import (
-    LS_AUTO_MAX_FEATURES, WIDE_COLUMNS_PER_ROW, WIDE_NOISY_ROUNDS, WIDE_STEP_DIVISOR)
+    LS_AUTO_MAX_FEATURES, WIDE_COLUMNS_PER_ROW, WIDE_NOISY_COLUMNS_PER_ROW, WIDE_NOISY_ROUNDS,
+    WIDE_STEP_DIVISOR)
 
 WIDE = 2**14  # > LS_AUTO_MAX_FEATURES; wide_round: 256 rows
 
@@ -62,6 +63,51 @@ def test_a_wide_stream_takes_the_rule_at_its_defaults():
     blt = PrivateOnlineLogistic(epsilon=math.inf, mechanism="blt", data_norm=1.0,
                                 random_state=0, horizon=30_000).partial_fit(X, y, classes=[0, 1])
     assert isinstance(blt._stream.algorithm._tree, BLTPrefixSum)
+
+
+@pytest.mark.parametrize("epsilon, tree", [(1.0, OpenBLTPrefixSum), (math.inf, PrivatePrefixSum)])
+def test_an_open_wide_stream_takes_d_over_64_rows(epsilon, tree):
+    # horizon=None: the noiseless rounds at every epsilon (the registry's
+    # notes after WIDE_NOISY_COLUMNS_PER_ROW: docs/benchmarks/open_wide.md)
+    X, y = _hashed(1_200)
+    clf = PrivateOnlineLogistic(epsilon=epsilon, data_norm=1.0, random_state=0)  # horizon=None
+    for lo in range(0, 1_200, 600):
+        clf.partial_fit(X[lo:lo + 600], y[lo:lo + 600], classes=[0, 1])
+    rows = WIDE // WIDE_COLUMNS_PER_ROW
+    assert clf.algorithm_ == "ftrl-momentum"
+    assert clf.batch_size_ == rows == wide_round(WIDE, None, epsilon)
+    assert clf.n_samples_learned_ == 1_200 // rows * rows
+    algo = clf._stream.algorithm
+    assert algo.learning_rate == pytest.approx(rows / (WIDE_STEP_DIVISOR * algo.row_bound**2))
+    assert isinstance(algo._tree, tree)  # the open BLT's epochs with noise
+
+
+def test_an_open_wide_stream_is_calibrated_whatever_its_rounds():
+    """A larger batch_size on an open wide stream (the 5,000-row rounds
+    docs/benchmarks/open_wide.md measured) changes no calibration: a leaf sums
+    a round's gradients and one row moves it by 2 L whatever the round's
+    rows, so the open BLT's multiplier, and the whole open stream's cost (one
+    Gaussian of its stream sensitivity: OpenBLTPrefixSum.event), are those of
+    the automatic rounds; the cost is pinned against dp-accounting."""
+    from dp_accounting import ZCDpEvent
+    from dp_accounting.rdp import RdpAccountant
+    from skdpol.accounting import epsilon_spent
+    X, y = _hashed(3_000)
+    trees = {}
+    for batch in (WIDE // WIDE_NOISY_COLUMNS_PER_ROW, "auto"):  # d / 8 = 2,048 rows; d / 64
+        clf = PrivateOnlineLogistic(epsilon=1.0, delta=1e-6, data_norm=1.0, random_state=0,
+                                    batch_size=batch).partial_fit(X, y, classes=[0, 1])
+        trees[batch] = clf._stream.algorithm._tree
+    new, before = trees.values()
+    assert isinstance(new, OpenBLTPrefixSum) and isinstance(before, OpenBLTPrefixSum)
+    assert new.noise_multiplier == before.noise_multiplier
+    assert new.sensitivity == before.sensitivity
+    event = new.event(None)  # the open stream's whole cost
+    assert isinstance(event, ZCDpEvent)  # the exact discrete sampler: zCDP
+    rdp = RdpAccountant()
+    rdp.compose(ZCDpEvent(event.rho))
+    assert rdp.get_epsilon(1e-6) == pytest.approx(1.0, rel=1e-3)
+    assert epsilon_spent(event, 1e-6)[0] == pytest.approx(1.0, rel=1e-6)
 
 
 def test_narrow_ftrl_momentum_keeps_its_rounds_and_step():

@@ -82,6 +82,15 @@ def test_wide_round_at_finite_epsilon_takes_fewer_larger_rounds(n_features, hori
                                math.ceil(n_features / WIDE_NOISY_COLUMNS_PER_ROW))
 
 
+@pytest.mark.parametrize("n_features", [1_001, 2_048, 2**13, 2**17, 2**20])
+def test_an_open_wide_round_keeps_the_noiseless_rule_at_every_epsilon(n_features):
+    # horizon=None: no planned rounds to size the noisy rounds by, and no fixed
+    # size measured better at every length (docs/benchmarks/open_wide.md)
+    for epsilon in (0.5, 1.0, 2.0, 4.0, math.inf):
+        assert wide_round(n_features, None, epsilon) == math.ceil(
+            n_features / WIDE_COLUMNS_PER_ROW)
+
+
 def test_wide_blt_buffers_takes_one_buffer_over_short_horizons():
     assert wide_blt_buffers(20) == 1
     assert wide_blt_buffers(WIDE_ONE_BUFFER_ROUNDS) == 1
