@@ -61,38 +61,35 @@ def momentum_step(released, last, rows, alpha, momentum, lr, keep, rho, velocity
             average[r, i] = keep * average[r, i] + rho * t
 
 
-@kernel
 def momentum_step_capped(released, last, rows, alpha, momentum, lr, keep, rho, velocity,
                          theta, average, capped, rates):
     """:func:`momentum_step` where the coordinates ``capped`` (flat indices
     into (k, d), sorted) step with ``rates`` (the wide classifier's cap
     between its secant rounds, :mod:`._curvature`).
 
-    The loop over every coordinate is :func:`momentum_step`'s (vectorised);
-    the inputs of ``capped`` are saved before it and their outputs
-    recomputed after it with their own rates: the same operations on the
-    same inputs. (A loop over the runs between them, each run with ``lr``,
-    was not vectorised: 2.5x slower.)"""
+    The loop over every coordinate is :func:`momentum_step` itself
+    (vectorised); the inputs of ``capped`` are saved before it and their
+    outputs recomputed after it with their own rates
+    (:func:`_recompute_capped`): the same operations on the same inputs. (A
+    loop over the runs between them, each run with ``lr``, was not
+    vectorised: 2.5x slower.)"""
+    saved = np.stack([a.reshape(-1)[capped] for a in (velocity, theta, average)], axis=1)
+    momentum_step(released, last, rows, alpha, momentum, lr, keep, rho, velocity, theta,
+                  average)
+    _recompute_capped(released, last, rows, alpha, momentum, keep, rho, velocity, theta,
+                      average, capped, rates, saved)
+
+
+@kernel
+def _recompute_capped(released, last, rows, alpha, momentum, keep, rho, velocity, theta,
+                      average, capped, rates, saved):
+    """The coordinates ``capped`` of :func:`momentum_step_capped` stepped
+    again from their inputs ``saved`` ((m, 3): velocity, theta, average
+    before the step) with their own ``rates``."""
     penalised = alpha != 0.0
-    m = capped.size
     flat_v, flat_t, flat_a = velocity.reshape(-1), theta.reshape(-1), average.reshape(-1)
-    saved = np.empty((m, 3))
-    for p in range(m):
-        j = capped[p]
-        saved[p, 0], saved[p, 1], saved[p, 2] = flat_v[j], flat_t[j], flat_a[j]
-    for r in range(theta.shape[0]):
-        for i in range(theta.shape[1]):
-            t = theta[r, i]
-            g = (released[r, i] - last[r, i]) / rows
-            if penalised:
-                g = g + alpha * t
-            v = momentum * velocity[r, i] + g
-            velocity[r, i] = v
-            t = t - lr * v
-            theta[r, i] = t
-            average[r, i] = keep * average[r, i] + rho * t
     flat_released, flat_last = released.reshape(-1), last.reshape(-1)
-    for p in range(m):
+    for p in range(capped.size):
         j = capped[p]
         t = saved[p, 1]
         g = (flat_released[j] - flat_last[j]) / rows
