@@ -25,6 +25,7 @@ from ._validation import clip_rows_in_place, scale_rows_onto  # noqa: E402, F401
 from ._warnings import user_stacklevel  # noqa: E402, F401
 _internal = (
     'ACCEPT_SPARSE', 'InPlaceArrays', 'StreamMixin', 'Transaction', 'as_csr', 'check_terms', 'clip_labels',
+    'copy_generator',
     'clip_rows', 'clip_rows_in_place', 'clip_sparse_rows_in_place', 'csr_rows', 'dot',
     'inject_docstring', 'is_seeded', 'kernel', 'issparse', 'row_block', 'row_dots', 'row_ids',
     'row_sq_norms',
