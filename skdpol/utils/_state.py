@@ -17,6 +17,29 @@ def run_transaction(obj, method, *args):
         return method(*args)
 
 
+def copy_generator(rng):
+    """A numpy ``Generator`` copied as ``copy.deepcopy`` copies it: the same
+    bit generator type and state (buffered bits included) and a copy of its
+    seed sequence (or none, for a generator built from a key), so it draws
+    on as the original would and pickles to the same bytes.
+
+    Why not ``copy.deepcopy``: unpickling builds the new bit generator
+    unseeded first, drawing a seed from the operating system's entropy only
+    to overwrite that state; here it is built from a constant seed and then
+    given the pickle's state (~12-17 us against ~27 warm; inside a busy
+    stream the entropy draw measured up to ~0.2 ms, and every transaction
+    checkpoints a BLT's generator). Not for a copy that must keep objects
+    shared through a ``deepcopy`` memo (the transaction's own ``_rng``).
+    """
+    bits = rng.bit_generator
+    clone = type(bits)(0)  # a constant seed (no entropy drawn), replaced next
+    saved = bits.__reduce__()[2]  # what pickle and deepcopy restore: (state, seed_seq)
+    if isinstance(saved, tuple):  # the state dict is built fresh; the sequence is shared
+        saved = (saved[0], copy.deepcopy(saved[1]))
+    clone.__setstate__(saved)
+    return np.random.Generator(clone)
+
+
 class Transaction:
     """``with Transaction(obj):`` on any error, restore ``obj.__dict__`` as it was.
 
@@ -54,8 +77,17 @@ class Transaction:
                 # (``checkpoint(memo)``: a stream whose algorithm replaces its
                 # state instead of writing it in place); else a deep copy
                 checkpoint = getattr(value, "checkpoint", None)
-                saved[name] = (copy.deepcopy(value, memo) if checkpoint is None
-                               else checkpoint(memo))
+                if checkpoint is not None:
+                    saved[name] = checkpoint(memo)
+                elif isinstance(value, np.random.Generator):
+                    # deepcopy's copy, or the one the memo already holds (a
+                    # stream deep-copied above that shares it), without its
+                    # throw-away seeding from the OS's entropy (copy_generator)
+                    if id(value) not in memo:
+                        memo[id(value)] = copy_generator(value)
+                    saved[name] = memo[id(value)]
+                else:
+                    saved[name] = copy.deepcopy(value, memo)
         self._saved = saved
         self._errstate = np.errstate(all="ignore")
         self._errstate.__enter__()
@@ -68,29 +100,6 @@ class Transaction:
             state.clear()
             state.update(self._saved)
         return False
-
-
-def copy_generator(rng):
-    """A numpy ``Generator`` copied as ``copy.deepcopy`` copies it: the same
-    bit generator type and state (buffered bits included) and a copy of its
-    seed sequence (or none, for a generator built from a key), so it draws
-    on as the original would and pickles to the same bytes.
-
-    Why not ``copy.deepcopy``: unpickling builds the new bit generator
-    unseeded first, drawing a seed from the operating system's entropy only
-    to overwrite that state; here it is built from a constant seed and then
-    given the pickle's state (~12-17 us against ~27 warm; inside a busy
-    stream the entropy draw measured up to ~0.2 ms, and every transaction
-    checkpoints a BLT's generator). Not for a copy that must keep objects
-    shared through a ``deepcopy`` memo (the transaction's own ``_rng``).
-    """
-    bits = rng.bit_generator
-    clone = type(bits)(0)  # a constant seed (no entropy drawn), replaced next
-    saved = bits.__reduce__()[2]  # what pickle and deepcopy restore: (state, seed_seq)
-    if isinstance(saved, tuple):  # the state dict is built fresh; the sequence is shared
-        saved = (saved[0], copy.deepcopy(saved[1]))
-    clone.__setstate__(saved)
-    return np.random.Generator(clone)
 
 
 class InPlaceArrays:

@@ -43,3 +43,30 @@ def test_a_generator_built_from_a_key_keeps_no_seed_sequence():
     ours = copy_generator(rng)
     assert pickle.dumps(ours) == pickle.dumps(copy.deepcopy(rng)) == pickle.dumps(rng)
     assert np.array_equal(ours.random(20), rng.random(20))
+
+
+def test_a_failed_call_restores_a_generator_shared_with_a_deep_copied_stream():
+    # the transaction copies the estimator's generator with copy_generator,
+    # through the deep copy's memo: a stream deep-copied before it that holds
+    # the same generator holds the same copy after a restore
+    from skdpol.utils import Transaction
+
+    owner = _Owner()
+    owner._rng = np.random.default_rng(4)
+    owner._stream = _Stream(owner._rng)
+    before = pickle.dumps(owner.__dict__)
+    with pytest.raises(RuntimeError):
+        with Transaction(owner):
+            owner._rng.random(5)
+            raise RuntimeError("refused")
+    assert owner._stream.rng is owner._rng
+    assert pickle.dumps(owner.__dict__) == before
+
+
+class _Stream:  # deep-copied by the transaction (no checkpoint method)
+    def __init__(self, rng):
+        self.rng = rng
+
+
+class _Owner:
+    pass
