@@ -176,7 +176,8 @@ from ._registry import LARGE_HORIZON
 from ._rounds import ReplacedState, RoundBuffer
 from ._curvature import CurvatureCap
 from ._momentum_kernel import momentum_step
-from ._step_noise import NOISE_MIN_ROUNDS, noise_step_scale, open_rule_rounds, refresh_open_step
+from ._step_noise import (NOISE_MIN_ROUNDS, capped_momentum, noise_step_scale, open_rule_rounds,
+                          refresh_open_step)
 
 MOMENTUM = 0.95
 TAIL = 0.7
@@ -452,8 +453,8 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         # an open Huber stream re-reads the rule as its rounds go (the notes'
         # "Open horizon"); a known horizon, and the classifier's losses, keep one step
         # (not without noise: the rule's scale is 1 there, the step b / (50 R~^2))
-        self._open_rule = (self.horizon is None and hasattr(loss, "threshold")
-                           and self._tree.noise_std_at([NOISE_MIN_ROUNDS])[0] > 0)
+        self._noisy = bool(self._tree.noise_std_at([NOISE_MIN_ROUNDS])[0] > 0)
+        self._open_rule = self.horizon is None and hasattr(loss, "threshold") and self._noisy
         self.learning_rate = self._step(self._noise_step_scale(loss, 1))
         self._theta = np.zeros(shape)
         self._velocity = np.zeros(shape)
@@ -470,8 +471,10 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         # a Python bool (the scale may be a numpy float): it indexes the pair
         capped = bool(self._stable_rows is not None
                       and self._step_rows / scale > self._stable_rows)
-        if self._momentum_pair is not None:
-            self.momentum = self._momentum_pair[capped]
+        if self._momentum_pair is not None:  # at the cap: ._step_noise.capped_momentum
+            self.momentum = capped_momentum(*self._momentum_pair, self._stable_rows,
+                                            self._step_rows, scale, self._noisy) if capped \
+                else self._momentum_pair[0]
         if capped:
             # heavy ball's stability (the notes' "Its cap"): lr lambda <=
             # stable_rows / step_divisor (2 for ROUND_ROWS; 3.8 for a wide regressor's)

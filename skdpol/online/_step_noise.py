@@ -211,3 +211,38 @@ def refresh_open_step(t):
     143
     """
     return t < OPEN_REFRESH_ROUNDS or t % (1 << (t.bit_length() - 5)) == 0
+
+
+def capped_momentum(momentum, stable_momentum, stable_rows, step_rows, scale, noisy):
+    """Heavy ball's momentum where the stability cap ``stable_rows`` binds
+    (``step_rows`` / ``scale`` > ``stable_rows``; a wide regressor's stream,
+    :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM`): the cap holds lr
+    at that of ``stable_rows`` rows, and the momentum grows instead, up to
+    ``stable_momentum``. With noise (``noisy``) no more than keeps the step a
+    row gets after momentum, lr / (b (1 - beta)), at most the noise rule's,
+    (step_rows / scale) / (b (1 - momentum)), whose balance was derived for
+    ``momentum`` (the iterate carries eta sigma_N R~ of noise, eta that step:
+    :func:`noise_step_scale`): 1 - beta = (1 - momentum) stable_rows scale /
+    step_rows, ``momentum`` at the cap's edge and ``stable_momentum`` only
+    far past it. Without noise there is nothing to amplify: ``stable_momentum``.
+
+    Why. With ``stable_momentum`` = 0.995 at any epsilon, a known-horizon
+    wide regressor stream whose narrow rounds grew past the cap (300-1,000
+    rows from 300,000 rows on) carried 10x the noise of the rule's 0.95
+    (its 1 / (1 - beta) = 200 against 20) and fell as its horizon grew: at
+    2^13 columns, epsilon 4, horizon 300,000 (rounds of 300, scale 1.43)
+    R^2 0.171 against 0.626 at 100,000; epsilon 1, 1,000,000 rows (rounds of
+    1,000, scale 4.05) 0.287 (docs/benchmarks/open_wide.md, "The regressor").
+    A function of public numbers (b, the rule's scale, the constants, whether
+    the mechanism adds noise): post-processing.
+
+    >>> capped_momentum(0.95, 0.995, 190, 300, 1.43, True)  # doctest: +ELLIPSIS
+    0.954...
+    >>> capped_momentum(0.95, 0.995, 190, 4096, 1.0, True), capped_momentum(
+    ...     0.95, 0.995, 190, 300, 1.0, False)
+    (0.995, 0.995)
+    """
+    if not noisy:
+        return float(stable_momentum)
+    held = 1.0 - (1.0 - momentum) * stable_rows * scale / step_rows
+    return float(min(stable_momentum, max(momentum, held)))
