@@ -115,11 +115,13 @@ def test_capped_momentum_keeps_the_noise_rules_step_after_momentum(rows, scale):
     from skdpol.online._step_noise import capped_momentum
     beta = capped_momentum(0.95, 0.995, 190, rows, scale, True)
     assert 0.95 <= beta <= 0.995
-    # the step a row gets after momentum, lr / (b (1 - beta)), lr of 190 rows,
-    # at most the noise rule's (rows / scale rows, momentum 0.95)
-    assert 190 / (1 - beta) <= (rows / scale) / 0.05 * (1 + 1e-12)
-    if beta < 0.995:  # and equal to it until 0.995
-        assert 190 / (1 - beta) == pytest.approx((rows / scale) / 0.05, rel=1e-12)
+    # the step a row gets after momentum, lr / (b (1 - beta)), lr of 190 rows:
+    # the noise rule's (rows / scale rows, momentum 0.95) times the cap's
+    # excess rows / (190 scale) (CAPPED_MOMENTUM_POWER = 2), until 0.995
+    rule, excess = (rows / scale) / 0.05, rows / (190 * scale)
+    assert 190 / (1 - beta) <= rule * excess * (1 + 1e-12)
+    if beta < 0.995:
+        assert 190 / (1 - beta) == pytest.approx(rule * excess, rel=1e-12)
 
 
 def test_capped_momentum_grows_with_the_round_and_stops_at_the_stable_one():
