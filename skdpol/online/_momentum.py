@@ -381,14 +381,15 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         ball's bound however big a set round (the regressor's set
         ``batch_size`` passes ROUND_ROWS: lr lambda <= 2); None: no cap.
     stable_momentum : float or None, default=None
-        The momentum while ``stable_rows`` caps the step (None: ``momentum``
-        always). A wide regressor's stream passes
+        The most momentum while ``stable_rows`` caps the step (None:
+        ``momentum`` always). A wide regressor's stream passes
         :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM` (0.995): its
         big rounds keep the step of ``stable_rows`` rows, and the step a row
         gets after momentum, lr / (1 - beta), grows instead, inside heavy
-        ball's bound 2 (1 + beta). Below the cap the noise rule's step holds
-        with ``momentum`` (its balance was derived for 0.95). Which applies
-        is a function of public quantities (b, the rule's scale s): public.
+        ball's bound 2 (1 + beta); with noise only as far past the cap as
+        :func:`~._step_noise.capped_momentum` allows (0.995 amplified the
+        released noise 10x). Below the cap ``momentum`` (the noise rule's
+        0.95). A function of public quantities (b, s, the noise's presence).
     blt_buffers : int or None, default=None
         Buffers of a BLT of known horizon (None: its default, 4); a wide
         classifier's short streams take 1

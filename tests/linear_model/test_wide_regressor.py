@@ -121,8 +121,8 @@ def test_wide_step_is_capped_inside_heavy_balls_bound(epsilon):
         min(b / s, WIDE_REGRESSOR_STABLE_ROWS) / (50 * R2), rel=1e-12)
     assert algo.learning_rate * R2 <= 3.8 < 2 * (1 + algo.momentum)
     # below the cap (the noise rule's step) 0.95; where it binds more, up to
-    # 0.995, but with noise no more than keeps the step a row gets after
-    # momentum at the rule's (skdpol.online._step_noise.capped_momentum)
+    # 0.995 (at once without noise; with noise 1 - beta = 0.05 (190 s / b)^2,
+    # skdpol.online._step_noise.capped_momentum)
     capped = b / s > WIDE_REGRESSOR_STABLE_ROWS
     expected = 0.95
     if capped:
@@ -186,3 +186,19 @@ def test_long_known_horizon_past_the_cap_keeps_learning():
     algo = est._stream.algorithm
     assert est.batch_size_ == 200 and algo.learning_rate * algo.row_bound**2 == pytest.approx(3.8)
     assert algo.momentum < 0.96
+
+
+def test_capped_momentum_reads_no_rows():
+    # the momentum at the cap is post-processing: the same on any rows for the
+    # same public numbers (d, horizon, epsilon, bounds), and the accounting is
+    # the rounds' own (capped_momentum moves neither rounds nor noise)
+    a = _first_call(2**13, 4.0, horizon=300_000)
+    X, y = _hashed(2_000, 2**13, 1)
+    b = PrivateOnlineRegressor(epsilon=4.0, data_norm=1.0, y_bound=4.0, horizon=300_000,
+                               random_state=0).partial_fit(3 * X, -y)
+    for est in (a, b):
+        algo = est._stream.algorithm
+        assert est.batch_size_ == 300 and 0.95 < algo.momentum < 0.96
+    assert a._stream.algorithm.momentum == b._stream.algorithm.momentum
+    assert a._stream.algorithm.learning_rate == b._stream.algorithm.learning_rate
+    assert a._stream.algorithm.event(1000) == b._stream.algorithm.event(1000)
