@@ -25,7 +25,7 @@ With ``--regressor`` the same for ``PrivateOnlineRegressor`` (``y_bound=4``,
 the target itself; ``SGDRegressor``), whose wide rounds do not read the
 horizon past 50 x their size (``wide_regressor_round``).
 
-Usage (the page is these five runs, in this order)::
+Usage (the page is these six runs, in this order)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. nice python \\
         benchmarks/bench_open_wide.py --eps 0.5,1,2,4,inf --open auto,candidate
@@ -37,6 +37,8 @@ Usage (the page is these five runs, in this order)::
         --append "The regressor (its open rounds unchanged)"
     ... --adult --widths 131072,4096 --eps 0.5,1,2,inf --seeds 0,1,2,3,4 \\
         --append "A short real open stream: Adult hashed"
+    ... --regressor --eps 1,4,8,inf --seeds 0,1,2 --long-seeds 0 --open auto \\
+        --repeats 1 --append "The regressor after the momentum fix (capped_momentum)"
 """
 
 import argparse

@@ -115,8 +115,11 @@ class PrivateOnlineRegressor(StreamingRegressorMixin, PrivateLinearMixin, Regres
         than the rounds above: 2,000, 1,024 and 512 rows at 2^17 hashed
         columns over 100,000 rows), the step ``batch_size / (50 s R^2)`` (s
         the noise rule's scale) capped at that of 190 rows (heavy ball's
-        stability on any rows) with momentum 0.995 where the cap binds, the
-        tree at epsilon = inf, and no centring.
+        stability on any rows) with more momentum the harder the cap binds
+        (up to 0.995; with noise only far past the cap, where it no longer
+        amplifies the released noise:
+        :func:`skdpol.online._step_noise.capped_momentum`), the tree at
+        epsilon = inf, and no centring.
         With an intercept, Gaussian noise and a finite epsilon it first
         centres its rows privately (:mod:`skdpol.online._centred`): it holds
         its first rows (about 1,000 at epsilon 1 on King County, a public

@@ -100,8 +100,9 @@ def make_stream(algorithm, *, loss, n_features, radius, alpha, row_bound, batch_
     :func:`~skdpol.online._registry.wide_blt_buffers`); ``centre``: the
     regressor's "ftrl-momentum" centres its rows privately where
     :func:`~skdpol.online._centred.centres` allows (:mod:`._centred`);
-    ``stable_momentum``: its momentum where ``stable_rows`` caps the step
-    (None: its default, 0.95, always; public,
+    ``stable_momentum``: its most momentum where ``stable_rows`` caps the step
+    (:func:`~skdpol.online._step_noise.capped_momentum`; None: its default,
+    0.95, always; public,
     :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM`);
     ``curvature_cap``: its per-coordinate step cap read from the releases
     (None: none; public, :data:`~skdpol.online._registry.WIDE_CURVATURE_CAP`,

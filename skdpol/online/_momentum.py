@@ -176,7 +176,8 @@ from ._registry import LARGE_HORIZON
 from ._rounds import ReplacedState, RoundBuffer
 from ._curvature import CurvatureCap
 from ._momentum_kernel import momentum_step
-from ._step_noise import NOISE_MIN_ROUNDS, noise_step_scale, open_rule_rounds, refresh_open_step
+from ._step_noise import (NOISE_MIN_ROUNDS, capped_momentum, noise_step_scale, open_rule_rounds,
+                          refresh_open_step)
 
 MOMENTUM = 0.95
 TAIL = 0.7
@@ -380,14 +381,15 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         ball's bound however big a set round (the regressor's set
         ``batch_size`` passes ROUND_ROWS: lr lambda <= 2); None: no cap.
     stable_momentum : float or None, default=None
-        The momentum while ``stable_rows`` caps the step (None: ``momentum``
-        always). A wide regressor's stream passes
+        The most momentum while ``stable_rows`` caps the step (None:
+        ``momentum`` always). A wide regressor's stream passes
         :data:`~skdpol.online._registry.WIDE_REGRESSOR_MOMENTUM` (0.995): its
         big rounds keep the step of ``stable_rows`` rows, and the step a row
         gets after momentum, lr / (1 - beta), grows instead, inside heavy
-        ball's bound 2 (1 + beta). Below the cap the noise rule's step holds
-        with ``momentum`` (its balance was derived for 0.95). Which applies
-        is a function of public quantities (b, the rule's scale s): public.
+        ball's bound 2 (1 + beta); with noise only as far past the cap as
+        :func:`~._step_noise.capped_momentum` allows (0.995 amplified the
+        released noise 10x). Below the cap ``momentum`` (the noise rule's
+        0.95). A function of public quantities (b, s, the noise's presence).
     blt_buffers : int or None, default=None
         Buffers of a BLT of known horizon (None: its default, 4); a wide
         classifier's short streams take 1
@@ -452,8 +454,8 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         # an open Huber stream re-reads the rule as its rounds go (the notes'
         # "Open horizon"); a known horizon, and the classifier's losses, keep one step
         # (not without noise: the rule's scale is 1 there, the step b / (50 R~^2))
-        self._open_rule = (self.horizon is None and hasattr(loss, "threshold")
-                           and self._tree.noise_std_at([NOISE_MIN_ROUNDS])[0] > 0)
+        self._noisy = bool(self._tree.noise_std_at([NOISE_MIN_ROUNDS])[0] > 0)
+        self._open_rule = self.horizon is None and hasattr(loss, "threshold") and self._noisy
         self.learning_rate = self._step(self._noise_step_scale(loss, 1))
         self._theta = np.zeros(shape)
         self._velocity = np.zeros(shape)
@@ -470,8 +472,10 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         # a Python bool (the scale may be a numpy float): it indexes the pair
         capped = bool(self._stable_rows is not None
                       and self._step_rows / scale > self._stable_rows)
-        if self._momentum_pair is not None:
-            self.momentum = self._momentum_pair[capped]
+        if self._momentum_pair is not None:  # at the cap: ._step_noise.capped_momentum
+            self.momentum = capped_momentum(*self._momentum_pair, self._stable_rows,
+                                            self._step_rows, scale, self._noisy) if capped \
+                else self._momentum_pair[0]
         if capped:
             # heavy ball's stability (the notes' "Its cap"): lr lambda <=
             # stable_rows / step_divisor (2 for ROUND_ROWS; 3.8 for a wide regressor's)

@@ -212,6 +212,21 @@ WIDE_REGRESSOR_STABLE_ROWS = 190
 # of 2,048: 0.087 / 0.103 / 0.138 against 0.073 / 0.094 / 0.121, seeds 0-2)
 # but cost d = 10,000 dense over 20,000 rows (rounds of 157: -0.061 / -0.077
 # against -0.001, main -0.002: the released noise, amplified 5x).
+# With noise the momentum at the cap is 0.995 only far past it
+# (skdpol/online/_step_noise.capped_momentum): 1 - beta = 0.05 (190 s / b)^2,
+# 0.95 at the cap's edge (b / s = 190) and 0.995 from b / s ~ 600 on; without
+# noise 0.995. Taking 0.995 as soon as the cap bound amplified the released
+# noise 10x (1 / (1 - beta) = 200 rounds against 20), and known horizons
+# whose rounds grew past 190 s rows fell as the horizon grew: 2^13 columns,
+# epsilon 4, horizon 300,000 (the narrow rule's rounds of 300, s = 1.43) R^2
+# 0.171 / 0.144 / 0.188 (seeds 0-2) against 0.626 at 100,000 rows (rounds of
+# 100) and the open stream's 0.838; epsilon 1 over 1,000,000 rows (rounds
+# of 1,000) 0.287; 2^17, epsilon 1, 1,000,000 rows (rounds of 2,048, s = 10.2,
+# b / s = 201) -0.563. With capped_momentum: 0.931 / 0.924 / 0.934, 0.936 and
+# 0.299 (docs/benchmarks/open_wide.md, "The regressor"). Its cost is where
+# 0.995's bigger step after momentum helped a stream far from converged
+# (2^17 over 100,000-300,000 rows at epsilon 8: known horizons 0.03 / 0.01
+# lower, the open stream 0.06 at 300,000 rows; capped_momentum's notes).
 WIDE_REGRESSOR_MOMENTUM = 0.995
 
 

@@ -96,3 +96,44 @@ def test_wide_blt_buffers_takes_one_buffer_over_short_horizons():
     assert wide_blt_buffers(WIDE_ONE_BUFFER_ROUNDS) == 1
     assert wide_blt_buffers(WIDE_ONE_BUFFER_ROUNDS + 1) is None  # the BLT's default
     assert wide_blt_buffers(None) is None  # open-ended: the epochs keep theirs
+
+
+# ---- the momentum where a wide regressor's step cap binds
+# (skdpol.online._step_noise.capped_momentum)
+
+
+def test_capped_momentum_starts_at_the_rules_momentum_at_the_caps_edge():
+    from skdpol.online._step_noise import capped_momentum
+    # step_rows / scale == stable_rows: the cap just binds, nothing jumps
+    assert capped_momentum(0.95, 0.995, 190, 380, 2.0, True) == pytest.approx(0.95)
+    assert capped_momentum(0.95, 0.995, 190, 190, 1.0, True) == pytest.approx(0.95)
+
+
+@pytest.mark.parametrize("rows,scale", [(200, 1.0), (300, 1.43), (1_000, 4.05), (2_048, 10.2),
+                                        (1_024, 4.17), (1_000, 1.0)])
+def test_capped_momentum_keeps_the_noise_rules_step_after_momentum(rows, scale):
+    from skdpol.online._step_noise import capped_momentum
+    beta = capped_momentum(0.95, 0.995, 190, rows, scale, True)
+    assert 0.95 <= beta <= 0.995
+    # the step a row gets after momentum, lr / (b (1 - beta)), lr of 190 rows:
+    # the noise rule's (rows / scale rows, momentum 0.95) times the cap's
+    # excess rows / (190 scale) (CAPPED_MOMENTUM_POWER = 2), until 0.995
+    rule, excess = (rows / scale) / 0.05, rows / (190 * scale)
+    assert 190 / (1 - beta) <= rule * excess * (1 + 1e-12)
+    if beta < 0.995:
+        assert 190 / (1 - beta) == pytest.approx(rule * excess, rel=1e-12)
+
+
+def test_capped_momentum_grows_with_the_round_and_stops_at_the_stable_one():
+    from skdpol.online._step_noise import capped_momentum
+    betas = [capped_momentum(0.95, 0.995, 190, b, 1.0, True)
+             for b in (190, 300, 1_000, 1_900, 4_000)]
+    assert betas == sorted(betas)
+    assert betas[-2:] == [pytest.approx(0.995), 0.995]
+
+
+@pytest.mark.parametrize("rows", [191, 512, 2_048])
+def test_capped_momentum_without_noise_is_the_stable_one(rows):
+    # nothing released to amplify: the momentum measured at epsilon = inf
+    from skdpol.online._step_noise import capped_momentum
+    assert capped_momentum(0.95, 0.995, 190, rows, 1.0, False) == 0.995
