@@ -465,6 +465,14 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
         if curvature_cap is not None:  # the wide classifier's (._curvature notes)
             self._curvature = CurvatureCap(float(curvature_cap), shape)
 
+    def _adds_noise(self):
+        """Whether the stream's mechanism adds noise (public: its calibration);
+        read off the mechanism by a stream pickled before ``_noisy`` was kept."""
+        noisy = self.__dict__.get("_noisy")
+        if noisy is None:
+            noisy = self._noisy = bool(self._tree.noise_std_at([NOISE_MIN_ROUNDS])[0] > 0)
+        return noisy
+
     def _step(self, scale):
         """lr = min(b, step_rows) / (step_divisor x scale x R~^2), R~ the step's
         row bound (``step_row_bound``); with ``stable_momentum``, also the
@@ -474,8 +482,8 @@ class MomentumFTRL(InPlaceArrays, ReplacedState, RoundBuffer):
                       and self._step_rows / scale > self._stable_rows)
         if self._momentum_pair is not None:  # at the cap: ._step_noise.capped_momentum
             self.momentum = capped_momentum(*self._momentum_pair, self._stable_rows,
-                                            self._step_rows, scale, self._noisy) if capped \
-                else self._momentum_pair[0]
+                                            self._step_rows, scale, self._adds_noise()) \
+                if capped else self._momentum_pair[0]
         if capped:
             # heavy ball's stability (the notes' "Its cap"): lr lambda <=
             # stable_rows / step_divisor (2 for ROUND_ROWS; 3.8 for a wide regressor's)

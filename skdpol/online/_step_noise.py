@@ -213,7 +213,6 @@ def refresh_open_step(t):
     return t < OPEN_REFRESH_ROUNDS or t % (1 << (t.bit_length() - 5)) == 0
 
 
-
 # the exponent p of capped_momentum's rule, 1 - beta = (1 - momentum) x
 # (stable_rows s / b)^p: p = 1 holds the step after momentum at the noise
 # rule's; 2 measured at or above 1 on every stream tried (seed 0: 2^13,

@@ -202,3 +202,19 @@ def test_capped_momentum_reads_no_rows():
     assert a._stream.algorithm.momentum == b._stream.algorithm.momentum
     assert a._stream.algorithm.learning_rate == b._stream.algorithm.learning_rate
     assert a._stream.algorithm.event(1000) == b._stream.algorithm.event(1000)
+
+
+def test_a_stream_pickled_before_the_noise_flag_reads_it_off_its_mechanism():
+    # MomentumFTRL keeps _noisy (capped_momentum's "noisy"); a stream pickled
+    # without it reads it off its mechanism the first time its step is
+    # recomputed: the same momentum and step
+    import pickle
+
+    for epsilon in (4.0, np.inf):
+        est = _first_call(2**13, epsilon, horizon=300_000)
+        algo = est._stream.algorithm
+        old = pickle.loads(pickle.dumps(algo))
+        del old.__dict__["_noisy"]
+        scale = algo._noise_step_scale(algo.loss, 1)
+        assert old._step(scale) == algo._step(scale)
+        assert old.momentum == algo.momentum and old._noisy is (epsilon != np.inf)
