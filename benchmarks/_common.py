@@ -107,3 +107,17 @@ def median_iqr(values, digits=3):
         return f"{x:.{digits}f}" if abs(x) < 1000 else f"{x:.{digits}g}"
 
     return fmt(med) if v.size == 1 else f"{fmt(med)} [{fmt(q25)}, {fmt(q75)}]"
+
+
+def progress_log(path=None):
+    """A function printing a progress line and appending it to ``path``
+    (None: printing only), flushed at once (long runs read as they go)."""
+    out = open(path, "a") if path else None
+
+    def log(msg):
+        print(msg, flush=True)
+        if out:
+            out.write(msg + "\n")
+            out.flush()
+
+    return log

@@ -59,7 +59,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize
 
-from _common import REPO, machine_lines, md_table  # noqa: F401
+from _common import REPO, machine_lines, md_table, progress_log  # noqa: F401
 import skdpol.mechanisms._blt as B
 import skdpol.mechanisms._prefix as prefix
 from skdpol import PrivateOnlineLogistic
@@ -452,13 +452,7 @@ def main():
     eps_list = [float(e) for e in args.eps.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     skip = set(filter(None, args.skip.split(",")))
-    logf = open(args.log, "a") if args.log else None
-
-    def log(msg):
-        print(msg, flush=True)
-        if logf:
-            logf.write(msg + "\n")
-            logf.flush()
+    log = progress_log(args.log)
 
     t0 = time.time()
     sections = []

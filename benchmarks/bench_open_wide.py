@@ -53,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.linear_model import SGDClassifier, SGDRegressor
 
-from _common import REPO, machine_lines, md_table  # noqa: F401
+from _common import REPO, machine_lines, md_table, progress_log  # noqa: F401
 from skdpol import PrivateOnlineLogistic, PrivateOnlineRegressor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -334,13 +334,7 @@ def main():
     eps_list = [float(e) for e in args.eps.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     long_seeds = {int(s) for s in args.long_seeds.split(",") if s}
-    logf = open(args.log, "a") if args.log else None
-
-    def log(msg):
-        print(msg, flush=True)
-        if logf:
-            logf.write(msg + "\n")
-            logf.flush()
+    log = progress_log(args.log)
 
     t_start = time.time()
     sections = []
