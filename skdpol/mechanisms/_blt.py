@@ -473,7 +473,11 @@ class OpenBLTPrefixSum(_LeafByLeaf):
     2.2-2.7x less than the binary tree of *known* horizon (the open-ended
     tree, whose level weights sum to one, is 4.8x worse at 10^4). After the
     first epoch the error grows by the finished epochs' final errors (in
-    quadrature), like the doubling trick.
+    quadrature), like the doubling trick. Wide rows halve it far below 2^20
+    (the grid rule above: 8,192 leaves for 2^17 + 1 coordinates of ~2,000-row
+    leaves); shorter first epochs (16-128 leaves, one buffer) had less
+    noise only until they ended, ~1.25x more from there to ~10^4 leaves
+    (``benchmarks/bench_open_blt.py``, ``docs/benchmarks/open_blt.md``).
 
     Parameters: as :class:`BLTPrefixSum`, without ``horizon``.
     """
