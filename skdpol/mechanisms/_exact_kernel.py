@@ -159,22 +159,6 @@ def _pass(words, state, rate, chunk, halves, consts, slot_table, R, table, squee
     return start, n, nf
 
 
-@kernel
-def _sfc64_words(state, out):
-    """SFC64's next ``out.size`` words into ``out`` (uint64), ``state``
-    advanced past them: ``_pass``'s generator, line for line (the tests
-    compare it with numpy's ``random_raw``)."""
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    for i in range(out.size):
-        t = s0 + s1 + s3
-        s3 += np.uint64(1)
-        s0 = s1 ^ (s1 >> np.uint64(11))
-        s1 = s2 + (s2 << np.uint64(3))
-        s2 = ((s2 << np.uint64(24)) | (s2 >> np.uint64(40))) + t
-        out[i] = t
-    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
-
-
 def _slots(plan):
     """The plan's slot table as the kernel reads it: uint8 where every box
     index fits (B + 1 < 256: the Gaussian plans, B ~ 110), else the uint16

@@ -3,9 +3,9 @@
 The BLT draws its noise from an SFC64 generator (``_blt._keyed_generator``);
 ``_exact_kernel`` then generates the words in the pass itself instead of
 reading them from ``random_raw``. It must change no draw and no later word:
-the kernel's generator gives numpy's SFC64 words from any state (the counter
+the pass's generator gives numpy's SFC64 words from any state (the counter
 and the sums wrapping included), continuing across calls and into numpy's own
-calls; ``sample`` gives the draws of the ``random_raw`` path (``_OWN_WORDS =
+calls, so ``sample`` gives the draws of the ``random_raw`` path (``_OWN_WORDS =
 False``, the reference) for every plan kind, size and output type, flagged
 lanes and tails settled in between (with the same words), and leaves the
 generator in the same state (the 32-bit buffer included); the draws are
@@ -28,42 +28,15 @@ from test_exact_squeeze import WIDE_STREAM_SCALE
 TOP = 2**64 - 1
 
 
-def _kernel_words(bits, n):
-    """n words from ``bits`` (an SFC64) by the kernel's generator, its state advanced."""
-    held = bits.state
-    out = np.empty(n, dtype=np.uint64)
-    _exact_kernel._sfc64_words(held["state"]["state"], out)
-    bits.state = held
-    return out
-
-
-@pytest.mark.parametrize("seed", [0, 1, 12345, [7, 9], 2**128 - 1])
-def test_kernel_words_are_numpys_sfc64_and_continue_its_stream(seed):
-    kernel, numpy = np.random.SFC64(seed), np.random.SFC64(seed)
-    got = []
-    for n in [0, 1, 2, 7, 1000, 3, 100_003, 64]:  # the kernel, then numpy, in turns
-        got += [_kernel_words(kernel, n), kernel.random_raw(n % 5)]
-    assert np.array_equal(np.concatenate(got), numpy.random_raw(sum(g.size for g in got)))
-    assert kernel.state["state"]["state"].tolist() == numpy.state["state"]["state"].tolist()
-
-
-def test_kernel_words_wrap_as_numpys():
-    # every state word at 2^64 - 1 or near it: the sums, the shifted terms and
-    # the counter wrap modulo 2^64 in both
-    for state in ([TOP, TOP, TOP, TOP], [TOP, 1, TOP - 5, TOP - 2], [2**63, 2**63, 2**63, 0]):
-        kernel, numpy = np.random.SFC64(), np.random.SFC64()
-        for bits in (kernel, numpy):
-            bits.state = {"bit_generator": "SFC64", "state": {"state": np.array(
-                state, dtype=np.uint64)}, "has_uint32": 0, "uinteger": 0}
-        assert np.array_equal(_kernel_words(kernel, 50), numpy.random_raw(50))
-        assert kernel.state["state"]["state"].tolist() == numpy.state["state"]["state"].tolist()
-
-
-def _draws(monkeypatch, own, noise, scale, sizes, dtype, seed):
-    """sample's draws of several sizes from one SFC64 generator (a 32-bit value
-    buffered first), its state after them and its next 32- and 64-bit words."""
+def _draws(monkeypatch, own, noise, scale, sizes, dtype, seed, state=None):
+    """sample's draws of several sizes from one SFC64 generator (from
+    ``state``, if given; a 32-bit value buffered first), its state after
+    them and its next 32- and 64-bit words."""
     monkeypatch.setattr(_exact_kernel, "_OWN_WORDS", own)
-    rng = np.random.Generator(np.random.SFC64(list(seed)))
+    rng = np.random.Generator(np.random.SFC64(seed if np.isscalar(seed) else list(seed)))
+    if state is not None:
+        rng.bit_generator.state = {"bit_generator": "SFC64", "state": {"state": np.array(
+            state, dtype=np.uint64)}, "has_uint32": 0, "uinteger": 0}
     rng.integers(0, 2**32, dtype=np.uint32)  # leaves half a word in SFC64's buffer
     plan = _exact.make_plan(*_law(noise, scale))
     draws = [_exact.sample(rng, plan, n, dtype) for n in sizes]
@@ -72,16 +45,32 @@ def _draws(monkeypatch, own, noise, scale, sizes, dtype, seed):
     return draws, state, after
 
 
-def _assert_same(monkeypatch, noise, scale, sizes, dtype=np.int64, seed=(7, 9)):
+def _assert_same(monkeypatch, noise, scale, sizes, dtype=np.int64, seed=(7, 9), start=None):
     """The in-kernel words' draws and state are the random_raw path's."""
     (got, state, after), (want, state_ref, after_ref) = (
-        _draws(monkeypatch, own, noise, scale, sizes, dtype, seed) for own in (True, False))
+        _draws(monkeypatch, own, noise, scale, sizes, dtype, seed, start)
+        for own in (True, False))
     assert all(g.dtype == w.dtype and g.tobytes() == w.tobytes() for g, w in zip(got, want))
     assert state["state"]["state"].tolist() == state_ref["state"]["state"].tolist()
     assert state["has_uint32"] == state_ref["has_uint32"] == 1  # the buffer kept, untouched
     assert state["uinteger"] == state_ref["uinteger"]
     assert all(np.array_equal(a, b) for a, b in zip(after, after_ref))
     return got
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345, (7, 9), 2**128 - 1])
+def test_the_passes_words_are_numpys_sfc64_and_continue_its_stream(seed, monkeypatch):
+    # the pass's own SFC64 words against random_raw's, over sizes of one pass
+    # and several, numpy's words read in between and after (_assert_same)
+    _assert_same(monkeypatch, "gaussian", WIDE_STREAM_SCALE, [0, 1, 7, 1000, 3, 100_003, 64],
+                 seed=seed)
+
+
+def test_the_passes_words_wrap_as_numpys(monkeypatch):
+    # every state word at 2^64 - 1 or near it: the sums, the shifted terms and
+    # the counter wrap modulo 2^64 in both
+    for start in ([TOP, TOP, TOP, TOP], [TOP, 1, TOP - 5, TOP - 2], [2**63, 2**63, 2**63, 0]):
+        _assert_same(monkeypatch, "gaussian", WIDE_STREAM_SCALE, [50, 3], start=start)
 
 
 @pytest.mark.parametrize("noise, scale", ALL_PLANS + [("gaussian", 0.05), ("laplace", 0.05)])
